@@ -1,0 +1,59 @@
+package io.github.hedge.core;
+
+import java.util.List;
+
+/**
+ * What a {@link DelayPolicy} may look at when it decides the delay before the next attempt of a
+ * call. The executor passes one for each decision; adapters that decide outside the executor (the
+ * Cassandra driver's speculative execution policy) build one with {@link #of}.
+ *
+ * <p>Implementations are used by one thread at a time.
+ */
+public interface DelayContext {
+    /** @return the attempt about to be started: 2 for the first hedge, 3 for the second... */
+    int attemptNumber();
+
+    /** @return targets the call's earlier attempts ran on, in start order; may be empty, never null */
+    List<String> triedTargets();
+
+    /** @return the target of the latest attempt, or {@code null} if it was not reported */
+    default String previousTarget() {
+        List<String> tried = triedTargets();
+        return tried.isEmpty() ? null : tried.get(tried.size() - 1);
+    }
+
+    /** @return recent per-attempt latency for adaptive policies */
+    LatencyTracker latency();
+
+    /**
+     * A context built from plain values.
+     *
+     * @param attemptNumber the attempt about to be started, at least 2
+     * @param triedTargets targets already tried, in order (copied)
+     * @param latency the latency tracker
+     * @return an immutable context
+     */
+    static DelayContext of(int attemptNumber, List<String> triedTargets, LatencyTracker latency) {
+        if (attemptNumber < 2) {
+            throw new IllegalArgumentException("attemptNumber must be >= 2, was " + attemptNumber);
+        }
+        List<String> targets = List.copyOf(triedTargets);
+        java.util.Objects.requireNonNull(latency, "latency must not be null");
+        return new DelayContext() {
+            @Override
+            public int attemptNumber() {
+                return attemptNumber;
+            }
+
+            @Override
+            public List<String> triedTargets() {
+                return targets;
+            }
+
+            @Override
+            public LatencyTracker latency() {
+                return latency;
+            }
+        };
+    }
+}

@@ -1,0 +1,176 @@
+package io.github.hedge.core;
+
+import io.github.hedge.core.internal.Checks;
+import java.time.Duration;
+
+/**
+ * Decides how long to wait, after an attempt started, before the next attempt of the same call
+ * is sent. Usable on its own, outside {@link HedgedExecutor}: "what is the delay before attempt
+ * k now?" is one call to {@link #delayNanos(DelayContext)}.
+ *
+ * <p>Built-in policies are immutable value objects validated when built: {@link #fixed},
+ * {@link #increasing}, {@link #exponential}, {@link #percentile} and the combinators {@link #min}
+ * and {@link #max}. Implementations must be thread-safe and fast: the executor calls them on the
+ * call path.
+ */
+@FunctionalInterface
+public interface DelayPolicy {
+    /** Returned by {@link #delayNanos} to say: send no further attempt. */
+    long NO_HEDGE = -1L;
+
+    /**
+     * @param context the call's state: which attempt is next, targets tried, recent latency
+     * @return the delay in nanoseconds (>= 0) to wait after the latest attempt started, or
+     *     {@link #NO_HEDGE} to send no further attempt
+     */
+    long delayNanos(DelayContext context);
+
+    /**
+     * A constant delay before every hedge.
+     *
+     * @param delay the delay; must be >= 0 (0 hedges at once)
+     * @return the policy
+     */
+    static DelayPolicy fixed(Duration delay) {
+        return new FixedDelay(Checks.nonNegative("delay", delay));
+    }
+
+    /**
+     * A delay that grows linearly with the attempt number, as gocql's
+     * {@code IncreasingSpeculativeExecution}: {@code initial + (k - 2) * step}, capped at {@code max},
+     * before attempt {@code k}.
+     *
+     * @param initial the delay before the first hedge; must be >= 0
+     * @param step added for each further hedge; must be >= 0
+     * @param max the largest delay; must be >= initial
+     * @return the policy
+     */
+    static DelayPolicy increasing(Duration initial, Duration step, Duration max) {
+        return IncreasingDelay.linear(initial, step, max);
+    }
+
+    /**
+     * A delay that grows geometrically: {@code initial * multiplier^(k - 2)}, capped at {@code max},
+     * before attempt {@code k}.
+     *
+     * @param initial the delay before the first hedge; must be > 0
+     * @param multiplier growth per hedge; must be >= 1
+     * @param max the largest delay; must be >= initial
+     * @return the policy
+     */
+    static DelayPolicy exponential(Duration initial, double multiplier, Duration max) {
+        return IncreasingDelay.exponential(initial, multiplier, max);
+    }
+
+    /**
+     * Starts building an adaptive policy: the delay is the {@code p}-th percentile of recent
+     * per-attempt latency.
+     *
+     * @param p the percentile as a fraction, in (0, 1): 0.95 for p95
+     * @return a builder
+     */
+    static PercentileDelay.Builder percentile(double p) {
+        return PercentileDelay.builder(p);
+    }
+
+    /**
+     * The smaller of two delays, like Cassandra's {@code MIN(99p,50ms)}. A policy that returns
+     * {@link #NO_HEDGE} counts as an infinite delay, so the other one decides.
+     *
+     * @param a a policy
+     * @param b another policy
+     * @return the combined policy
+     */
+    static DelayPolicy min(DelayPolicy a, DelayPolicy b) {
+        return new Combined(Checks.notNull("a", a), Checks.notNull("b", b), true);
+    }
+
+    /**
+     * The larger of two delays, like Cassandra's {@code MAX(99p,50ms)}. A policy that returns
+     * {@link #NO_HEDGE} counts as an infinite delay, so the result is {@link #NO_HEDGE}.
+     *
+     * @param a a policy
+     * @param b another policy
+     * @return the combined policy
+     */
+    static DelayPolicy max(DelayPolicy a, DelayPolicy b) {
+        return new Combined(Checks.notNull("a", a), Checks.notNull("b", b), false);
+    }
+
+    /** @return a policy that never hedges: every call runs one attempt (plus retries of failures) */
+    static DelayPolicy never() {
+        return Never.INSTANCE;
+    }
+
+    /** The policy returned by {@link #fixed}. Immutable. */
+    final class FixedDelay implements DelayPolicy {
+        private final Duration delay;
+        private final long nanos;
+
+        private FixedDelay(Duration delay) {
+            this.delay = delay;
+            this.nanos = delay.toNanos();
+        }
+
+        @Override
+        public long delayNanos(DelayContext context) {
+            return nanos;
+        }
+
+        /** @return the delay */
+        public Duration delay() {
+            return delay;
+        }
+
+        @Override
+        public String toString() {
+            return "fixed(" + delay + ")";
+        }
+    }
+
+    /** The policy returned by {@link #never}. */
+    enum Never implements DelayPolicy {
+        INSTANCE;
+
+        @Override
+        public long delayNanos(DelayContext context) {
+            return NO_HEDGE;
+        }
+
+        @Override
+        public String toString() {
+            return "never";
+        }
+    }
+
+    /** The policy returned by {@link #min} and {@link #max}. Immutable. */
+    final class Combined implements DelayPolicy {
+        private final DelayPolicy a;
+        private final DelayPolicy b;
+        private final boolean min;
+
+        private Combined(DelayPolicy a, DelayPolicy b, boolean min) {
+            this.a = a;
+            this.b = b;
+            this.min = min;
+        }
+
+        @Override
+        public long delayNanos(DelayContext context) {
+            long x = a.delayNanos(context);
+            long y = b.delayNanos(context);
+            if (min) {
+                if (x < 0) return y;
+                if (y < 0) return x;
+                return Math.min(x, y);
+            }
+            if (x < 0 || y < 0) return NO_HEDGE;
+            return Math.max(x, y);
+        }
+
+        @Override
+        public String toString() {
+            return (min ? "min(" : "max(") + a + ", " + b + ")";
+        }
+    }
+}

@@ -1,0 +1,201 @@
+package io.github.hedge.core;
+
+import io.github.hedge.core.internal.Checks;
+import java.time.Duration;
+import java.util.Objects;
+
+/**
+ * Adaptive delay: the {@code p}-th percentile of recent per-attempt latency from the context's
+ * {@link LatencyTracker}, clamped to {@code [min, max]}. Built by {@link DelayPolicy#percentile}.
+ *
+ * <p><b>Warm-up.</b> Until the window holds {@code minSamples} samples the percentile is not
+ * trusted and the {@code fallback} policy decides; the default fallback is
+ * {@link DelayPolicy#never()}: no hedging before the first estimate (as Finagle).
+ *
+ * <p><b>No ratchet.</b> The tracker must be fed each attempt's own latency (the executor does:
+ * winners, late successes and the elapsed time of cancelled losers), never the hedged end-to-end
+ * latency, or the percentile climbs until hedging stops (Scylla #3746). With the default
+ * {@link Scope#TARGET_MEDIAN} scope, one slow target among three does not lift the delay at all.
+ *
+ * <p>Cassandra 4.0's {@code MIN(99p,50ms)} is {@code percentile(0.99).max(50ms)} and
+ * {@code MAX(99p,50ms)} is {@code percentile(0.99).min(50ms)}; {@link DelayPolicy#min} and
+ * {@link DelayPolicy#max} combine any two policies the same way.
+ *
+ * <p>Immutable and thread-safe; {@link #delayNanos} reads cached values only.
+ */
+public final class PercentileDelay implements DelayPolicy {
+    /** Which samples the percentile is taken over. */
+    public enum Scope {
+        /** all samples of all targets pooled together */
+        CLUSTER,
+        /**
+         * the lower median of the targets' own percentiles (targets with at least {@code minSamples}
+         * samples), so a minority of slow targets cannot drag the delay up; pooled samples when no
+         * target qualifies (the adapter reports no targets)
+         */
+        TARGET_MEDIAN,
+        /** the percentile of the target the latest attempt ran on; pooled samples when unknown */
+        PREVIOUS_TARGET
+    }
+
+    private final double percentile;
+    private final Duration min;
+    private final Duration max;
+    private final long minNanos;
+    private final long maxNanos;
+    private final long minSamples;
+    private final DelayPolicy fallback;
+    private final Scope scope;
+
+    private PercentileDelay(Builder b) {
+        this.percentile = b.percentile;
+        this.min = b.min;
+        this.max = b.max;
+        this.minNanos = b.min.toNanos();
+        this.maxNanos = b.max.toNanos();
+        this.minSamples = b.minSamples;
+        this.fallback = b.fallback;
+        this.scope = b.scope;
+    }
+
+    static Builder builder(double p) {
+        return new Builder(p);
+    }
+
+    @Override
+    public long delayNanos(DelayContext context) {
+        LatencyTracker tracker = context.latency();
+        long v = -1;
+        switch (scope) {
+            case TARGET_MEDIAN:
+                v = tracker.medianTargetPercentileNanos(percentile, minSamples);
+                break;
+            case PREVIOUS_TARGET:
+                String prev = context.previousTarget();
+                if (prev != null && tracker.sampleCount(prev) >= minSamples) {
+                    v = tracker.percentileNanos(percentile, prev);
+                }
+                break;
+            case CLUSTER:
+            default:
+                break;
+        }
+        if (v < 0) {
+            if (tracker.sampleCount() < minSamples) {
+                return fallback.delayNanos(context);
+            }
+            v = tracker.percentileNanos(percentile);
+            if (v < 0) {
+                return fallback.delayNanos(context);
+            }
+        }
+        return v < minNanos ? minNanos : Math.min(v, maxNanos);
+    }
+
+    /** @return the percentile, a fraction in (0, 1) */
+    public double percentile() {
+        return percentile;
+    }
+
+    /** @return the smallest delay returned once warmed up */
+    public Duration min() {
+        return min;
+    }
+
+    /** @return the largest delay returned */
+    public Duration max() {
+        return max;
+    }
+
+    /** @return samples needed before the percentile is used */
+    public long minSamples() {
+        return minSamples;
+    }
+
+    /** @return the policy used while warming up */
+    public DelayPolicy fallback() {
+        return fallback;
+    }
+
+    /** @return which samples the percentile is taken over */
+    public Scope scope() {
+        return scope;
+    }
+
+    @Override
+    public String toString() {
+        return "percentile(" + percentile + ", min " + min + ", max " + max + ", minSamples " + minSamples + ", scope "
+                + scope + ", fallback " + fallback + ")";
+    }
+
+    /**
+     * Builds a {@link PercentileDelay}; each setter validates at once. Not thread-safe; {@link #build()}
+     * copies, so a builder can be reused.
+     */
+    public static final class Builder {
+        private final double percentile;
+        private Duration min = Duration.ZERO;
+        private Duration max = Duration.ofSeconds(10);
+        private long minSamples = 100;
+        private DelayPolicy fallback = DelayPolicy.never();
+        private Scope scope = Scope.TARGET_MEDIAN;
+
+        private Builder(double p) {
+            this.percentile = Checks.openRange("percentile", p, 0.0, 1.0);
+        }
+
+        /**
+         * @param min the smallest delay once warmed up (Cassandra's {@code MAX(p, min)}); >= 0; default 0
+         * @return this
+         */
+        public Builder min(Duration min) {
+            this.min = Checks.nonNegative("min", min);
+            return this;
+        }
+
+        /**
+         * @param max the largest delay (Cassandra's {@code MIN(p, max)}); > 0; default 10 s
+         * @return this
+         */
+        public Builder max(Duration max) {
+            this.max = Checks.positive("max", max);
+            return this;
+        }
+
+        /**
+         * @param minSamples samples in the window before the percentile is trusted; >= 1; default 100
+         * @return this
+         */
+        public Builder minSamples(long minSamples) {
+            this.minSamples = Checks.atLeast("minSamples", minSamples, 1);
+            return this;
+        }
+
+        /**
+         * @param fallback the policy used while warming up; default {@link DelayPolicy#never()}
+         * @return this
+         */
+        public Builder fallback(DelayPolicy fallback) {
+            this.fallback = Objects.requireNonNull(fallback, "fallback must not be null");
+            return this;
+        }
+
+        /**
+         * @param scope which samples the percentile is taken over; default {@link Scope#TARGET_MEDIAN}
+         * @return this
+         */
+        public Builder scope(Scope scope) {
+            this.scope = Objects.requireNonNull(scope, "scope must not be null");
+            return this;
+        }
+
+        /**
+         * @return the policy
+         * @throws IllegalArgumentException if {@code min > max}
+         */
+        public PercentileDelay build() {
+            Checks.ordered("min", min, "max", max);
+            return new PercentileDelay(this);
+        }
+    }
+}

@@ -1,0 +1,23 @@
+package io.github.hedge.core.event;
+
+/**
+ * A hedge (an extra attempt) was sent for a call.
+ *
+ * @param executorName the executor's name
+ * @param callId the call
+ * @param attemptNumber the hedge's attempt number, 2..maxAttempts
+ * @param reason why it was sent
+ * @param delayNanos the delay that elapsed before it, in nanoseconds (0 when sent after a failure)
+ * @param timestampNanos ticker time, in nanoseconds
+ */
+public record HedgeSent(
+        String executorName, long callId, int attemptNumber, Reason reason, long delayNanos, long timestampNanos)
+        implements HedgeEvent {
+    /** Why a hedge was sent. */
+    public enum Reason {
+        /** the previous attempt had not answered after the delay */
+        DELAY_ELAPSED,
+        /** an earlier attempt failed with an error the classifier calls retryable */
+        PREVIOUS_FAILED
+    }
+}

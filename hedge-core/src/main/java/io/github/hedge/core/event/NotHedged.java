@@ -1,0 +1,26 @@
+package io.github.hedge.core.event;
+
+/**
+ * A call, or a further attempt of it, was deliberately not hedged. Published at most once per call
+ * and reason.
+ *
+ * @param executorName the executor's name
+ * @param callId the call
+ * @param reason why
+ * @param timestampNanos ticker time, in nanoseconds
+ */
+public record NotHedged(String executorName, long callId, Reason reason, long timestampNanos) implements HedgeEvent {
+    /** Why no (further) hedge was sent. */
+    public enum Reason {
+        /** the call is not idempotent, so it runs exactly once */
+        NON_IDEMPOTENT,
+        /** the hedge budget had no token */
+        BUDGET_EXHAUSTED,
+        /** the delay policy declined: warming up without a fallback, or a custom policy said no */
+        POLICY_DECLINED,
+        /** maxAttempts attempts were already started */
+        MAX_ATTEMPTS,
+        /** the adapter relayed server pushback asking not to retry */
+        PUSHBACK
+    }
+}

@@ -1,0 +1,101 @@
+package io.github.hedge.core.internal;
+
+import java.time.Duration;
+import java.util.Objects;
+
+/**
+ * Validation shared by every builder, so each bad setting fails with one message shape: the
+ * setting, its valid range and the value given ({@code "percentile must be in (0, 1), was 1.5"}).
+ *
+ * <p>Internal: not part of the public API. Thread-safe (stateless).
+ */
+public final class Checks {
+    private Checks() {}
+
+    public static <T> T notNull(String setting, T value) {
+        if (value == null) {
+            throw new NullPointerException(setting + " must not be null");
+        }
+        return value;
+    }
+
+    /** {@code value} must be strictly positive. */
+    public static Duration positive(String setting, Duration value) {
+        notNull(setting, value);
+        if (value.isNegative() || value.isZero()) {
+            throw new IllegalArgumentException(setting + " must be > 0, was " + value);
+        }
+        return value;
+    }
+
+    /** {@code value} must be zero or positive. */
+    public static Duration nonNegative(String setting, Duration value) {
+        notNull(setting, value);
+        if (value.isNegative()) {
+            throw new IllegalArgumentException(setting + " must be >= 0, was " + value);
+        }
+        return value;
+    }
+
+    /** {@code value} in the open interval {@code (lo, hi)}. */
+    public static double openRange(String setting, double value, double lo, double hi) {
+        if (!(value > lo && value < hi)) {
+            throw new IllegalArgumentException(
+                    setting + " must be in (" + fmt(lo) + ", " + fmt(hi) + "), was " + fmt(value));
+        }
+        return value;
+    }
+
+    /** {@code value} in the closed interval {@code [lo, hi]}. */
+    public static double closedRange(String setting, double value, double lo, double hi) {
+        if (!(value >= lo && value <= hi)) {
+            throw new IllegalArgumentException(
+                    setting + " must be in [" + fmt(lo) + ", " + fmt(hi) + "], was " + fmt(value));
+        }
+        return value;
+    }
+
+    /** {@code value} in the closed interval {@code [lo, hi]}. */
+    public static long closedRange(String setting, long value, long lo, long hi) {
+        if (value < lo || value > hi) {
+            throw new IllegalArgumentException(setting + " must be in [" + lo + ", " + hi + "], was " + value);
+        }
+        return value;
+    }
+
+    /** {@code value >= lo}. */
+    public static long atLeast(String setting, long value, long lo) {
+        if (value < lo) {
+            throw new IllegalArgumentException(setting + " must be >= " + lo + ", was " + value);
+        }
+        return value;
+    }
+
+    /** {@code value > lo}, for doubles. */
+    public static double greaterThan(String setting, double value, double lo) {
+        if (!(value > lo) || Double.isInfinite(value)) {
+            throw new IllegalArgumentException(
+                    setting + " must be a finite number > " + fmt(lo) + ", was " + fmt(value));
+        }
+        return value;
+    }
+
+    /** Two bounds: {@code min <= max}. */
+    public static void ordered(String minSetting, Duration min, String maxSetting, Duration max) {
+        if (min != null && max != null && min.compareTo(max) > 0) {
+            throw new IllegalArgumentException(minSetting + " must be <= " + maxSetting + " (" + max + "), was " + min);
+        }
+    }
+
+    public static String name(String setting, String value) {
+        Objects.requireNonNull(value, setting + " must not be null");
+        if (value.isBlank()) {
+            throw new IllegalArgumentException(setting + " must not be blank, was \"" + value + "\"");
+        }
+        return value;
+    }
+
+    private static String fmt(double d) {
+        return d == Math.rint(d) && !Double.isInfinite(d) ? Long.toString((long) d) : Double.toString(d);
+    }
+}
