@@ -1,0 +1,168 @@
+package io.github.hedge.core;
+
+import io.github.hedge.core.event.HedgeEvents;
+import io.github.hedge.core.internal.Checks;
+import io.github.hedge.core.internal.Engine;
+import io.github.hedge.core.internal.SyncAttempts;
+import java.util.List;
+import java.util.Objects;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * Runs one logical call as up to {@code maxAttempts} attempts: the primary starts at once; if it
+ * has not succeeded after the {@link DelayPolicy delay}, a hedge starts (on another target, if the
+ * attempt function picks one from {@link AttemptContext#triedTargets()}), and so on. The first
+ * success wins and the losers are cancelled: their own futures and {@link
+ * AttemptContext#onCancel cancel hooks}, not a derived future.
+ *
+ * <ul>
+ *   <li>A failure never wins while another attempt is in flight. A retryable failure (see {@link
+ *       ErrorClassifier}) starts the next attempt at once, budget permitting; a fatal one ends the
+ *       call at once. When every attempt failed, the caller gets the primary's exception with the
+ *       others attached as suppressed.
+ *   <li>A non-idempotent call runs exactly once.
+ *   <li>Every hedge takes a token from the {@link HedgeBudget}; without one it is not sent.
+ *   <li>Cancelling the returned future, or completing it yourself, cancels every attempt; the
+ *       optional deadline ends the call and cancels what runs.
+ *   <li>Each attempt's own latency (winners, late successes, and the elapsed time of cancelled
+ *       losers) feeds the {@link LatencyTracker}; failures do not, and the hedged end-to-end
+ *       latency never does, so an adaptive delay cannot ratchet up.
+ * </ul>
+ *
+ * <pre>{@code
+ * HedgedExecutor executor = HedgedExecutor.of("users", HedgeConfig.builder()
+ *         .maxExtraLoad(0.05)          // p95 delay, 5% budget
+ *         .idempotentByDefault(true)
+ *         .build());
+ * CompletableFuture<User> user = executor.executeAsync(ctx -> client.getUser(id, ctx.triedTargets()));
+ * }</pre>
+ *
+ * <p>Thread-safe; one instance serves any number of concurrent calls. An executor holds no
+ * thread of its own: timers run on the configured scheduler.
+ */
+public final class HedgedExecutor {
+    private final Engine engine;
+
+    private HedgedExecutor(String name, HedgeConfig config) {
+        this.engine = new Engine(name, config);
+    }
+
+    /**
+     * @param name the executor's name, used in events, metrics tags and logs; low-cardinality
+     * @param config its configuration
+     * @return a new executor
+     */
+    public static HedgedExecutor of(String name, HedgeConfig config) {
+        Checks.name("name", name);
+        Objects.requireNonNull(config, "config must not be null");
+        return new HedgedExecutor(name, config);
+    }
+
+    /**
+     * @param name the executor's name
+     * @return an executor with {@link HedgeConfig#ofDefaults()}: note that calls are then hedged
+     *     only when they declare themselves idempotent
+     */
+    public static HedgedExecutor ofDefaults(String name) {
+        return of(name, HedgeConfig.ofDefaults());
+    }
+
+    /** @return the name */
+    public String name() {
+        return engine.name();
+    }
+
+    /** @return the configuration */
+    public HedgeConfig config() {
+        return engine.config();
+    }
+
+    /** @return the event stream: subscribe to follow calls */
+    public HedgeEvents events() {
+        return engine.events();
+    }
+
+    /** @return the latency tracker that feeds adaptive delays (shared if the config set one) */
+    public LatencyTracker latencyTracker() {
+        return engine.tracker();
+    }
+
+    /** @return the hedge budget (shared if the config set one) */
+    public HedgeBudget budget() {
+        return engine.budget();
+    }
+
+    /**
+     * @return the delay the policy would give the first hedge of a call starting now, in
+     *     nanoseconds, or {@link DelayPolicy#NO_HEDGE}
+     */
+    public long currentDelayNanos() {
+        return engine.delayNanos(2, List.of());
+    }
+
+    /** @return counters since creation */
+    public HedgeStats stats() {
+        return engine.stats();
+    }
+
+    /**
+     * Runs a call with the executor's defaults.
+     *
+     * @param attempt starts one attempt; called once per attempt
+     * @param <T> the result type
+     * @return the caller's future: the first success, or the failure described in the class comment
+     */
+    public <T> CompletableFuture<T> executeAsync(AttemptFunction<T> attempt) {
+        return executeAsync(CallOptions.defaults(), attempt);
+    }
+
+    /**
+     * Runs a call.
+     *
+     * @param options per-call settings (idempotence, deadline, operation label)
+     * @param attempt starts one attempt; called once per attempt
+     * @param <T> the result type
+     * @return the caller's future
+     */
+    public <T> CompletableFuture<T> executeAsync(CallOptions options, AttemptFunction<T> attempt) {
+        Objects.requireNonNull(options, "options must not be null");
+        Objects.requireNonNull(attempt, "attempt must not be null");
+        return engine.execute(options, attempt);
+    }
+
+    /**
+     * Runs a blocking call with the executor's defaults: each attempt runs {@code callable} on the
+     * configured attempt executor; the caller blocks until the call ends.
+     *
+     * @param callable the blocking work; a losing attempt's thread is interrupted
+     * @param <T> the result type
+     * @return the first success
+     * @throws Exception the primary's exception (others suppressed), a fatal error, or {@link
+     *     DeadlineExceededException}; {@link InterruptedException} if the caller was interrupted,
+     *     which cancels every attempt
+     */
+    public <T> T execute(Callable<T> callable) throws Exception {
+        return execute(CallOptions.defaults(), callable);
+    }
+
+    /**
+     * Runs a blocking call.
+     *
+     * @param options per-call settings
+     * @param callable the blocking work; a losing attempt's thread is interrupted
+     * @param <T> the result type
+     * @return the first success
+     * @throws Exception as {@link #execute(Callable)}
+     */
+    public <T> T execute(CallOptions options, Callable<T> callable) throws Exception {
+        Objects.requireNonNull(options, "options must not be null");
+        Objects.requireNonNull(callable, "callable must not be null");
+        return SyncAttempts.await(engine.execute(options, SyncAttempts.attemptFunction(engine, callable)));
+    }
+
+    @Override
+    public String toString() {
+        return "HedgedExecutor{" + engine.name() + ", " + engine.config() + "}";
+    }
+}

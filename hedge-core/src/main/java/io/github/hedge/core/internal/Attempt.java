@@ -1,0 +1,213 @@
+package io.github.hedge.core.internal;
+
+import io.github.hedge.core.AttemptContext;
+import io.github.hedge.core.event.AttemptRecord;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.Future;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.BiConsumer;
+
+/**
+ * One attempt of a {@link HedgedCall}: the context its function sees, and the callback of its
+ * stage. Its state moves once from RUNNING to SUCCEEDED, FAILED or CANCELLED, so it is counted and
+ * recorded exactly once.
+ */
+final class Attempt<T> implements AttemptContext, BiConsumer<T, Throwable> {
+    static final int RUNNING = 0;
+    static final int SUCCEEDED = 1;
+    static final int FAILED = 2;
+    static final int CANCELLED = 3;
+
+    final HedgedCall<T> call;
+    final int number;
+    final long startNanos;
+    private final List<String> triedBefore;
+    private final AtomicInteger state = new AtomicInteger(RUNNING);
+
+    volatile String target;
+    private volatile CompletionStage<T> stage;
+    private List<Runnable> hooks; // guarded by this
+    // written before the state moves, read after (under the call's monitor or after the state CAS)
+    volatile long endNanos;
+    volatile Throwable error;
+    volatile boolean late;
+
+    Attempt(HedgedCall<T> call, int number, long startNanos, List<String> triedBefore) {
+        this.call = call;
+        this.number = number;
+        this.startNanos = startNanos;
+        this.triedBefore = triedBefore;
+    }
+
+    // ------------------------------------------------------------ AttemptContext
+
+    @Override
+    public int attemptNumber() {
+        return number;
+    }
+
+    @Override
+    public List<String> triedTargets() {
+        return triedBefore;
+    }
+
+    @Override
+    public void reportTarget(String target) {
+        this.target = target;
+    }
+
+    @Override
+    public void onCancel(Runnable hook) {
+        if (hook == null) {
+            throw new NullPointerException("hook must not be null");
+        }
+        synchronized (this) {
+            if (state.get() != CANCELLED) {
+                if (hooks == null) {
+                    hooks = new ArrayList<>(2);
+                }
+                hooks.add(hook);
+                return;
+            }
+        }
+        runQuietly(hook);
+    }
+
+    @Override
+    public boolean isCancelled() {
+        return state.get() == CANCELLED;
+    }
+
+    @Override
+    public void pushback(Duration delay) {
+        if (delay == null || delay.isNegative()) {
+            throw new IllegalArgumentException("pushback delay must be >= 0, was " + delay);
+        }
+        call.pushback(delay.toNanos());
+    }
+
+    @Override
+    public void stopFurtherAttempts() {
+        call.stopFurtherAttempts();
+    }
+
+    // ------------------------------------------------------------ engine side
+
+    /** The stage the attempt function returned; if the attempt was cancelled meanwhile, cancel it now. */
+    void attach(CompletionStage<T> s) {
+        this.stage = s;
+        if (state.get() == CANCELLED) {
+            cancelStage(s);
+        }
+    }
+
+    @Override
+    public void accept(T value, Throwable error) {
+        call.onAttemptDone(this, value, error);
+    }
+
+    /** Moves RUNNING to SUCCEEDED or FAILED; false if it was cancelled (or finished) already. */
+    boolean finish(int outcome, long now, Throwable cause) {
+        endNanos = now;
+        if (outcome == FAILED) {
+            error = cause;
+        }
+        return state.compareAndSet(RUNNING, outcome);
+    }
+
+    boolean isRunning() {
+        return state.get() == RUNNING;
+    }
+
+    /**
+     * Cancels the real work: every hook, then the attempt's own future. Returns true if this call
+     * moved the attempt out of RUNNING.
+     */
+    boolean cancel(long now) {
+        List<Runnable> toRun;
+        synchronized (this) {
+            if (!state.compareAndSet(RUNNING, CANCELLED)) {
+                return false;
+            }
+            endNanos = now;
+            toRun = hooks;
+            hooks = null;
+        }
+        if (toRun != null) {
+            for (Runnable r : toRun) {
+                runQuietly(r);
+            }
+        }
+        CompletionStage<T> s = stage;
+        if (s != null) {
+            cancelStage(s);
+        }
+        return true;
+    }
+
+    private static void cancelStage(CompletionStage<?> s) {
+        if (s instanceof Future<?> f) {
+            try {
+                f.cancel(true);
+            } catch (RuntimeException ignored) {
+                // a future that refuses cancellation must not break the call
+            }
+        }
+    }
+
+    private static void runQuietly(Runnable r) {
+        try {
+            r.run();
+        } catch (RuntimeException ignored) {
+            // a failing cancel hook must not break the call
+        }
+    }
+
+    /** Targets before this attempt plus its own, if reported. */
+    List<String> triedIncludingSelf() {
+        String t = target;
+        if (t == null) {
+            return triedBefore;
+        }
+        List<String> out = new ArrayList<>(triedBefore.size() + 1);
+        out.addAll(triedBefore);
+        out.add(t);
+        return out;
+    }
+
+    AttemptRecord record(long callStartNanos, long callEndNanos, boolean won) {
+        int s = state.get();
+        AttemptRecord.AttemptOutcome outcome;
+        long end = endNanos;
+        switch (s) {
+            case SUCCEEDED:
+                outcome = won ? AttemptRecord.AttemptOutcome.WON : AttemptRecord.AttemptOutcome.SUCCEEDED_LATE;
+                break;
+            case FAILED:
+                outcome = AttemptRecord.AttemptOutcome.FAILED;
+                break;
+            case CANCELLED:
+                outcome = AttemptRecord.AttemptOutcome.CANCELLED;
+                break;
+            default:
+                outcome = AttemptRecord.AttemptOutcome.CANCELLED;
+                end = callEndNanos;
+        }
+        Throwable e = error;
+        return new AttemptRecord(
+                number,
+                target,
+                startNanos - callStartNanos,
+                Math.max(0, end - startNanos),
+                outcome,
+                e == null ? null : e.getClass().getName());
+    }
+
+    @Override
+    public String toString() {
+        return "Attempt{#" + number + ", target=" + target + ", state=" + state.get() + "}";
+    }
+}

@@ -1,0 +1,165 @@
+package io.github.hedge.core.internal;
+
+import io.github.hedge.core.AttemptFunction;
+import io.github.hedge.core.CallOptions;
+import io.github.hedge.core.DelayContext;
+import io.github.hedge.core.DelayPolicy;
+import io.github.hedge.core.ErrorClassifier;
+import io.github.hedge.core.HedgeBudget;
+import io.github.hedge.core.HedgeConfig;
+import io.github.hedge.core.HedgeStats;
+import io.github.hedge.core.LatencyTracker;
+import io.github.hedge.core.event.HedgeEvents;
+import io.github.hedge.core.spi.HedgeScheduler;
+import io.github.hedge.core.spi.Ticker;
+import io.github.resilience4j.core.ContextPropagator;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.LongAdder;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The state one {@code HedgedExecutor} shares between its calls: configuration resolved once,
+ * counters, the event stream. Internal; thread-safe.
+ */
+public final class Engine {
+    private static final Logger LOG = LoggerFactory.getLogger("io.github.hedge.core.HedgedExecutor");
+
+    final String name;
+    final HedgeConfig config;
+    final int maxAttempts;
+    final DelayPolicy delayPolicy;
+    final ErrorClassifier classifier;
+    final LatencyTracker tracker;
+    final HedgeBudget budget;
+    final HedgeScheduler scheduler;
+    final Ticker ticker;
+    final boolean idempotentByDefault;
+    final long defaultDeadlineNanos;
+    final List<ContextPropagator<?>> propagators;
+    final HedgeEvents events = new HedgeEvents();
+
+    private final AtomicLong callIds = new AtomicLong();
+    private final AtomicBoolean warnedNonIdempotent = new AtomicBoolean();
+
+    final LongAdder calls = new LongAdder();
+    final LongAdder successes = new LongAdder();
+    final LongAdder failures = new LongAdder();
+    final LongAdder deadlineExceeded = new LongAdder();
+    final LongAdder cancelled = new LongAdder();
+    final LongAdder attempts = new LongAdder();
+    final LongAdder hedgesSent = new LongAdder();
+    final LongAdder hedgesWon = new LongAdder();
+    final LongAdder budgetDenied = new LongAdder();
+    final LongAdder notHedgedNonIdempotent = new LongAdder();
+    final LongAdder inFlightCalls = new LongAdder();
+    final LongAdder pendingAttempts = new LongAdder();
+
+    public Engine(String name, HedgeConfig config) {
+        this.name = name;
+        this.config = config;
+        this.maxAttempts = config.maxAttempts();
+        this.delayPolicy = config.delayPolicy();
+        this.classifier = config.errorClassifier();
+        this.ticker = config.ticker();
+        this.scheduler = config.scheduler();
+        this.tracker = config.latencyTracker()
+                .orElseGet(() -> LatencyTracker.builder().ticker(ticker).build());
+        this.budget = config.budget().orElseGet(() -> HedgeBudget.builder()
+                .ratio(config.budgetRatio())
+                .ticker(ticker)
+                .build());
+        this.idempotentByDefault = config.idempotentByDefault();
+        this.defaultDeadlineNanos = config.deadline().map(d -> d.toNanos()).orElse(0L);
+        this.propagators = config.contextPropagators();
+    }
+
+    public String name() {
+        return name;
+    }
+
+    public HedgeConfig config() {
+        return config;
+    }
+
+    public HedgeEvents events() {
+        return events;
+    }
+
+    public LatencyTracker tracker() {
+        return tracker;
+    }
+
+    public HedgeBudget budget() {
+        return budget;
+    }
+
+    public HedgeStats stats() {
+        return new HedgeStats(
+                calls.sum(),
+                successes.sum(),
+                failures.sum(),
+                deadlineExceeded.sum(),
+                cancelled.sum(),
+                attempts.sum(),
+                hedgesSent.sum(),
+                hedgesWon.sum(),
+                budgetDenied.sum(),
+                notHedgedNonIdempotent.sum(),
+                inFlightCalls.sum(),
+                pendingAttempts.sum());
+    }
+
+    /** The policy's delay before {@code attemptNumber}; a policy that throws means no hedge. */
+    public long delayNanos(int attemptNumber, List<String> tried) {
+        try {
+            return delayPolicy.delayNanos(DelayContext.of(attemptNumber, tried, tracker));
+        } catch (RuntimeException e) {
+            logPolicyFailure(e);
+            return DelayPolicy.NO_HEDGE;
+        }
+    }
+
+    long delayNanos(DelayContext ctx) {
+        try {
+            return delayPolicy.delayNanos(ctx);
+        } catch (RuntimeException e) {
+            logPolicyFailure(e);
+            return DelayPolicy.NO_HEDGE;
+        }
+    }
+
+    private final AtomicBoolean warnedPolicy = new AtomicBoolean();
+
+    private void logPolicyFailure(RuntimeException e) {
+        if (warnedPolicy.compareAndSet(false, true)) {
+            LOG.warn("delay policy of hedged executor '{}' threw; the call is not hedged (logged once)", name, e);
+        }
+    }
+
+    void noteNonIdempotent() {
+        notHedgedNonIdempotent.increment();
+        if (warnedNonIdempotent.compareAndSet(false, true)) {
+            LOG.info(
+                    "hedged executor '{}' ran a call not declared idempotent: it is never hedged. Declare idempotent "
+                            + "calls with CallOptions.idempotent() or HedgeConfig.idempotentByDefault(true) (logged once)",
+                    name);
+        }
+    }
+
+    long nextCallId() {
+        return callIds.incrementAndGet();
+    }
+
+    public <T> CompletableFuture<T> execute(CallOptions options, AttemptFunction<T> fn) {
+        Boolean idem = options.declaredIdempotent();
+        boolean idempotent = idem != null ? idem : idempotentByDefault;
+        long deadline = options.deadline() != null ? options.deadline().toNanos() : defaultDeadlineNanos;
+        HedgedCall<T> call = new HedgedCall<>(this, fn, idempotent, deadline, options);
+        call.start();
+        return call;
+    }
+}
