@@ -1,0 +1,183 @@
+package io.github.hedge.benchmarks.sim;
+
+import java.io.PrintStream;
+import java.nio.file.Path;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Set;
+
+/**
+ * The command line of {@code hedge-sim.jar}. Results go to stdout (one JSON object with
+ * {@code --json}, which {@code shift}, {@code load} and {@code timers} always print), progress and
+ * errors to stderr. Exit codes: 0 done, 1 failed, 2 bad command line (bad SPEC included).
+ *
+ * <pre>
+ * java -jar hedge-sim.jar tail --dist lognormal:0,1 --budget 0.05 --requests 200000 --seed 1 --json
+ * java -jar hedge-sim.jar tail --dist pareto:2,1 --plot docs/img/tail-percentiles.png
+ * java -jar hedge-sim.jar plot --dist lognormal:0,1 --out docs/img/tail-percentiles.png
+ * java -jar hedge-sim.jar shift --dist lognormal:0,1 --budget 0.05 --seed 1
+ * java -jar hedge-sim.jar load --dist lognormal:0,1 --budget 0.05 --requests 200000 --seed 1
+ * java -jar hedge-sim.jar timers
+ * </pre>
+ */
+public final class HedgeSim {
+    static final String USAGE = String.join(
+            System.lineSeparator(),
+            "usage: java -jar hedge-sim.jar COMMAND [options]",
+            "  tail   --dist SPEC --budget B --requests N --seed S [--rate R] [--json] [--plot FILE.png]",
+            "  plot   --dist SPEC --budget B --requests N --seed S [--rate R] --out FILE.png",
+            "  shift  --dist SPEC --budget B --seed S [--rate R] [--healthy SEC] [--slow SEC] [--after SEC]"
+                    + " [--factor F] [--sample SEC]",
+            "  load   --dist SPEC --budget B --requests N --seed S [--servers K] [--utilizations 0.5,0.7,0.9]",
+            "  timers [--samples N] [--calls N]",
+            "SPEC: " + Distribution.FORMS);
+
+    private static final String DEFAULT_DIST = "lognormal:0,1";
+
+    private HedgeSim() {}
+
+    /**
+     * @param args the command line
+     */
+    public static void main(String[] args) {
+        System.setProperty("java.awt.headless", "true");
+        int code = run(args, System.out, System.err);
+        System.exit(code);
+    }
+
+    /**
+     * Runs a command without exiting the JVM.
+     *
+     * @param args the command line
+     * @param out where results go
+     * @param err where errors go
+     * @return the exit code
+     */
+    public static int run(String[] args, PrintStream out, PrintStream err) {
+        System.setProperty("java.awt.headless", "true");
+        if (args.length == 0 || "help".equals(args[0]) || "--help".equals(args[0]) || "-h".equals(args[0])) {
+            (args.length == 0 ? err : out).println(USAGE);
+            return args.length == 0 ? 2 : 0;
+        }
+        String cmd = args[0];
+        List<String> rest = Arrays.asList(args).subList(1, args.length);
+        try {
+            switch (cmd) {
+                case "tail":
+                    return tail(rest, out, false);
+                case "plot":
+                    return tail(rest, out, true);
+                case "shift":
+                    return shift(rest, out);
+                case "load":
+                    return load(rest, out);
+                case "timers":
+                    return timers(rest, out);
+                default:
+                    throw new UsageException("unknown command '" + cmd + "' (tail, plot, shift, load, timers)");
+            }
+        } catch (UsageException e) {
+            err.println("hedge-sim: " + e.getMessage());
+            return 2;
+        } catch (Exception e) {
+            err.println("hedge-sim: " + cmd + " failed: " + e);
+            e.printStackTrace(err);
+            return 1;
+        }
+    }
+
+    private static final Set<String> TAIL_OPTIONS = Set.of("dist", "budget", "requests", "seed", "rate", "plot", "out");
+
+    private static int tail(List<String> rest, PrintStream out, boolean plotCommand) throws Exception {
+        CliArgs a = CliArgs.parse(rest, TAIL_OPTIONS, Set.of("json"));
+        Distribution dist = a.dist(DEFAULT_DIST);
+        double budget = a.number("budget", 0.05, 1e-6, 0.999);
+        int requests = (int) a.integer("requests", 200_000, 1, 50_000_000);
+        long seed = a.integer("seed", 1, Long.MIN_VALUE, Long.MAX_VALUE);
+        double rate = a.number("rate", 1000, 1e-3, 1e9);
+        String plot = a.string(plotCommand ? "out" : "plot", null);
+        if (plotCommand && plot == null) {
+            throw new UsageException("plot needs --out FILE.png");
+        }
+        TailSim.Config c = new TailSim.Config(dist, budget, requests, seed, rate);
+        log(String.format(
+                "tail %s budget %s: %d requests at %.0f/s, seed %d", dist.spec(), budget, requests, rate, seed));
+        long t0 = System.nanoTime();
+        TailSim.Result r = TailSim.run(c);
+        log(String.format("tail done in %.1f s", (System.nanoTime() - t0) / 1e9));
+        if (plot != null) {
+            PercentilePlot.render(
+                    r.variants,
+                    String.format(
+                            "%s, budget %s, %d requests, seed %d (virtual time)", dist.spec(), budget, requests, seed),
+                    Path.of(plot));
+            log("wrote " + plot);
+        }
+        if (a.flag("json") || plotCommand) {
+            out.println(TailSim.json(r, c));
+        } else {
+            out.print(TailSim.table(r, c));
+        }
+        return 0;
+    }
+
+    private static int shift(List<String> rest, PrintStream out) {
+        CliArgs a = CliArgs.parse(
+                rest,
+                Set.of("dist", "budget", "seed", "rate", "healthy", "slow", "after", "factor", "sample"),
+                Set.of("json"));
+        ShiftSim.Config c = new ShiftSim.Config(
+                a.dist(DEFAULT_DIST),
+                a.number("budget", 0.05, 1e-6, 0.999),
+                a.integer("seed", 1, Long.MIN_VALUE, Long.MAX_VALUE),
+                a.number("rate", 1000, 1, 1e7),
+                a.number("healthy", 30, 0, 1e5),
+                a.number("slow", 60, 0, 1e5),
+                a.number("after", 60, 0, 1e5),
+                a.number("factor", 10, 1, 1e6),
+                a.number("sample", 5, 0.001, 1e5));
+        log("shift: replica-0 slowed down " + c.factor + "x from " + c.healthySeconds + " s for " + c.slowSeconds
+                + " s");
+        out.println(ShiftSim.run(c));
+        return 0;
+    }
+
+    private static int load(List<String> rest, PrintStream out) {
+        CliArgs a = CliArgs.parse(
+                rest, Set.of("dist", "budget", "requests", "seed", "servers", "utilizations"), Set.of("json"));
+        String[] us = a.string("utilizations", "0.5,0.7,0.9").split(",");
+        double[] rho = new double[us.length];
+        for (int i = 0; i < us.length; i++) {
+            try {
+                rho[i] = Double.parseDouble(us[i].trim());
+            } catch (NumberFormatException e) {
+                throw new UsageException("--utilizations must be numbers in (0, 1), was '" + us[i] + "'");
+            }
+            if (!(rho[i] > 0 && rho[i] < 1)) {
+                throw new UsageException("--utilizations must be in (0, 1), was " + us[i]);
+            }
+        }
+        LoadSim.Config c = new LoadSim.Config(
+                a.dist(DEFAULT_DIST),
+                a.number("budget", 0.05, 1e-6, 0.999),
+                (int) a.integer("requests", 200_000, 1, 50_000_000),
+                a.integer("seed", 1, Long.MIN_VALUE, Long.MAX_VALUE),
+                (int) a.integer("servers", 1, 1, 1024),
+                rho);
+        out.println(LoadSim.run(c));
+        return 0;
+    }
+
+    private static int timers(List<String> rest, PrintStream out) throws InterruptedException {
+        CliArgs a = CliArgs.parse(rest, Set.of("samples", "calls"), Set.of("json"));
+        int samples = (int) a.integer("samples", 2000, 1, 1_000_000);
+        long calls = a.integer("calls", 10_000_000, 0, Long.MAX_VALUE);
+        log("timers: " + samples + " lateness samples at 5 ms, then " + calls + " schedule-then-cancel calls");
+        out.println(TimerCheck.run(samples, calls));
+        return 0;
+    }
+
+    static void log(String message) {
+        System.err.println("hedge-sim: " + message);
+    }
+}

@@ -1,0 +1,161 @@
+package io.github.hedge.benchmarks.sim;
+
+import io.github.hedge.core.HedgeConfig;
+import io.github.hedge.core.HedgedExecutor;
+import io.github.hedge.core.testing.VirtualTimeScheduler;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The {@code shift} scenario: three replicas, one of which ({@code replica-0}) becomes 10x slower
+ * for 60 virtual seconds and then recovers. Reports the executor's delay over time (sampled with
+ * {@code currentDelayNanos()}), {@code delay_max / healthy_p95} (no ratchet: target at most 1.2),
+ * and the p999 of calls that start during the slowdown, hedged against unhedged on the same draws.
+ */
+public final class ShiftSim {
+    /** Settings of one run. */
+    public static final class Config {
+        final Distribution dist;
+        final double budget;
+        final long seed;
+        final double ratePerSecond;
+        final double healthySeconds;
+        final double slowSeconds;
+        final double afterSeconds;
+        final double factor;
+        final double sampleSeconds;
+
+        /**
+         * @param dist latency distribution of a healthy replica
+         * @param budget b: the executor uses {@code maxExtraLoad(b)}
+         * @param seed the seed
+         * @param ratePerSecond arrival rate
+         * @param healthySeconds virtual seconds before the slowdown
+         * @param slowSeconds how long replica-0 is slow
+         * @param afterSeconds virtual seconds after it recovers
+         * @param factor how much slower it is
+         * @param sampleSeconds how often the delay is sampled
+         */
+        public Config(
+                Distribution dist,
+                double budget,
+                long seed,
+                double ratePerSecond,
+                double healthySeconds,
+                double slowSeconds,
+                double afterSeconds,
+                double factor,
+                double sampleSeconds) {
+            this.dist = dist;
+            this.budget = budget;
+            this.seed = seed;
+            this.ratePerSecond = ratePerSecond;
+            this.healthySeconds = healthySeconds;
+            this.slowSeconds = slowSeconds;
+            this.afterSeconds = afterSeconds;
+            this.factor = factor;
+            this.sampleSeconds = sampleSeconds;
+        }
+    }
+
+    private ShiftSim() {}
+
+    /**
+     * @param c the settings
+     * @return the result as one line of JSON
+     */
+    public static String run(Config c) {
+        double total = c.healthySeconds + c.slowSeconds + c.afterSeconds;
+        int n = (int) Math.round(total * c.ratePerSecond);
+        Workload w = new Workload(c.dist, n, c.ratePerSecond, 2, c.seed);
+        long slowFrom = (long) (c.healthySeconds * 1e9);
+        long slowTo = (long) ((c.healthySeconds + c.slowSeconds) * 1e9);
+        ExecutorRun.Slowdown slowdown = (replica, t) -> replica == 0 && t >= slowFrom && t < slowTo ? c.factor : 1.0;
+
+        VirtualTimeScheduler clock = new VirtualTimeScheduler();
+        HedgedExecutor executor = HedgedExecutor.of(
+                "sim-shift",
+                HedgeConfig.builder()
+                        .maxExtraLoad(c.budget)
+                        .ticker(clock)
+                        .scheduler(clock)
+                        .idempotentByDefault(true)
+                        .build());
+        long step = (long) (c.sampleSeconds * 1e9);
+        List<double[]> samples = new ArrayList<>(); // {t seconds, delay ms}
+        long[] nextSample = {step};
+        ExecutorRun.Result hedged = ExecutorRun.run(executor, w, ExecutorRun.delayed(w, slowdown), clock, now -> {
+            while (now >= nextSample[0]) {
+                long d = executor.currentDelayNanos();
+                samples.add(new double[] {nextSample[0] / 1e9, d < 0 ? -1 : d / 1e6});
+                nextSample[0] += step;
+            }
+        });
+
+        // unhedged on the same draws: the primary's latency on its replica at its start instant
+        double[] unhedgedSlow = new double[n];
+        double[] hedgedSlow = new double[n];
+        double[] unhedgedAll = new double[n];
+        int slowCount = 0;
+        for (int i = 0; i < n; i++) {
+            long t = w.arrivalNanos(i);
+            int replica = w.replicaFor(1, i, List.of());
+            unhedgedAll[i] = w.latencyMs(1, i) * slowdown.factor(replica, t);
+            if (t >= slowFrom && t < slowTo) {
+                unhedgedSlow[slowCount] = unhedgedAll[i];
+                hedgedSlow[slowCount] = hedged.latencyMs[i];
+                slowCount++;
+            }
+        }
+        double healthyP95 = c.dist.quantileMs(1 - c.budget);
+        double delayMax = 0;
+        for (double[] s : samples) {
+            delayMax = Math.max(delayMax, s[1]);
+        }
+        Percentiles uS = new Percentiles(unhedgedSlow, slowCount);
+        Percentiles hS = new Percentiles(hedgedSlow, slowCount);
+
+        Json j = new Json().beginObject();
+        j.field("scenario", "shift")
+                .field("dist", c.dist.spec())
+                .field("budget", c.budget)
+                .field("seed", c.seed)
+                .field("rate_per_s", c.ratePerSecond)
+                .field("requests", n)
+                .field("slow_replica", Workload.NAMES[0])
+                .field("slow_factor", c.factor)
+                .field("slow_from_s", c.healthySeconds)
+                .field("slow_to_s", c.healthySeconds + c.slowSeconds)
+                .field("healthy_p95_ms", Percentiles.round(healthyP95))
+                .field("delay_max_ms", Percentiles.round(delayMax))
+                .field("delay_max_over_healthy_p95", Percentiles.round(delayMax / healthyP95))
+                .field("extra_load", Percentiles.round(hedged.extraLoad() * 10) / 10);
+        j.beginArray("delay_over_time");
+        for (double[] s : samples) {
+            j.beginObject()
+                    .field("t_s", s[0])
+                    .field("delay_ms", Percentiles.round(s[1]))
+                    .endObject();
+        }
+        j.endArray();
+        j.beginObject("during_slowdown");
+        j.field("requests", slowCount);
+        j.beginObject("unhedged");
+        uS.writeTo(j);
+        j.endObject();
+        j.beginObject("hedged");
+        hS.writeTo(j);
+        j.endObject();
+        j.field("p999_hedged_over_unhedged", Percentiles.round(hS.at(0.999) / uS.at(0.999)));
+        j.endObject();
+        j.beginObject("whole_run");
+        j.beginObject("unhedged");
+        new Percentiles(unhedgedAll).writeTo(j);
+        j.endObject();
+        j.beginObject("hedged");
+        hedged.percentiles().writeTo(j);
+        j.endObject();
+        j.endObject();
+        return j.endObject().toString();
+    }
+}

@@ -1,0 +1,213 @@
+package io.github.hedge.benchmarks.sim;
+
+import io.github.hedge.core.DelayPolicy;
+import io.github.hedge.core.HedgeConfig;
+import io.github.hedge.core.testing.VirtualTimeScheduler;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+/**
+ * The {@code tail} scenario: three identical replicas, latency drawn from one distribution, and on
+ * the same draws four variants: {@code unhedged} (the primary's latency X1), {@code hedged} (the
+ * real executor with {@code maxExtraLoad(b)}: adaptive (1-b) percentile delay with its warm-up,
+ * and a budget of b), {@code fixed} (the real executor with the true (1-b) quantile as a fixed
+ * delay and the same budget) and {@code oracle} ({@code min(X1, d* + X2)} with d* the exact (1-b)
+ * quantile: the best any delay-based hedge with that budget can do).
+ */
+public final class TailSim {
+    /** Settings of one run. */
+    public static final class Config {
+        final Distribution dist;
+        final double budget;
+        final int requests;
+        final long seed;
+        final double ratePerSecond;
+
+        /**
+         * @param dist latency distribution
+         * @param budget b, the extra-load budget
+         * @param requests number of requests
+         * @param seed the seed of every draw
+         * @param ratePerSecond Poisson arrival rate in virtual time
+         */
+        public Config(Distribution dist, double budget, int requests, long seed, double ratePerSecond) {
+            this.dist = dist;
+            this.budget = budget;
+            this.requests = requests;
+            this.seed = seed;
+            this.ratePerSecond = ratePerSecond;
+        }
+    }
+
+    /** The outcome of one run. */
+    public static final class Result {
+        /** percentiles per variant, in the order unhedged, hedged, fixed, oracle */
+        public final Map<String, Percentiles> variants;
+        /** extra attempts per primary call of the hedged variant */
+        public final double hedgedExtraLoad;
+        /** extra attempts per primary call of the fixed variant */
+        public final double fixedExtraLoad;
+        /** the exact (1-b) quantile, in ms */
+        public final double dStarMs;
+        /** the hedged executor's delay at the end of the run, in ms (-1: no hedge) */
+        public final double hedgedFinalDelayMs;
+        /** hedges denied by the budget (hedged, fixed) */
+        public final long hedgedDenied;
+
+        /** the share of requests whose primary outlasts d*: the oracle's extra load */
+        public final double oracleExtraLoad;
+
+        final long fixedDenied;
+        final long hedgedWon;
+        final long fixedWon;
+
+        Result(
+                Map<String, Percentiles> variants,
+                ExecutorRun.Result hedged,
+                ExecutorRun.Result fixed,
+                double dStarMs,
+                double hedgedFinalDelayMs,
+                double oracleExtraLoad) {
+            this.oracleExtraLoad = oracleExtraLoad;
+            this.variants = variants;
+            this.hedgedExtraLoad = hedged.extraLoad();
+            this.fixedExtraLoad = fixed.extraLoad();
+            this.dStarMs = dStarMs;
+            this.hedgedFinalDelayMs = hedgedFinalDelayMs;
+            this.hedgedDenied = hedged.stats.budgetDenied();
+            this.fixedDenied = fixed.stats.budgetDenied();
+            this.hedgedWon = hedged.stats.hedgesWon();
+            this.fixedWon = fixed.stats.hedgesWon();
+        }
+    }
+
+    private TailSim() {}
+
+    /**
+     * @param c the settings
+     * @return the result
+     */
+    public static Result run(Config c) {
+        Workload w = new Workload(c.dist, c.requests, c.ratePerSecond, 2, c.seed);
+        double dStar = c.dist.quantileMs(1 - c.budget);
+        int n = w.requests();
+
+        double[] unhedged = new double[n];
+        double[] oracle = new double[n];
+        long oracleHedges = 0;
+        for (int i = 0; i < n; i++) {
+            double x1 = w.latencyMs(1, i);
+            unhedged[i] = x1;
+            oracle[i] = Math.min(x1, dStar + w.latencyMs(2, i));
+            if (x1 > dStar) {
+                oracleHedges++;
+            }
+        }
+        ExecutorRun.Backend backend = ExecutorRun.delayed(w, ExecutorRun.Slowdown.NONE);
+
+        VirtualTimeScheduler hedgedClock = new VirtualTimeScheduler();
+        io.github.hedge.core.HedgedExecutor[] holder = new io.github.hedge.core.HedgedExecutor[1];
+        HedgeConfig hedgedConfig = HedgeConfig.builder()
+                .maxExtraLoad(c.budget)
+                .ticker(hedgedClock)
+                .scheduler(hedgedClock)
+                .idempotentByDefault(true)
+                .build();
+        holder[0] = io.github.hedge.core.HedgedExecutor.of("sim-hedged", hedgedConfig);
+        ExecutorRun.Result hedged = ExecutorRun.run(holder[0], w, backend, hedgedClock, null);
+        long finalDelay = holder[0].currentDelayNanos();
+
+        ExecutorRun.Result fixed = ExecutorRun.run(
+                "sim-fixed",
+                HedgeConfig.builder()
+                        .delay(DelayPolicy.fixed(Duration.ofNanos(Workload.nanos(dStar))))
+                        .budgetRatio(c.budget),
+                w,
+                backend,
+                new VirtualTimeScheduler(),
+                null);
+
+        Map<String, Percentiles> variants = new LinkedHashMap<>();
+        variants.put("unhedged", new Percentiles(unhedged));
+        variants.put("hedged", hedged.percentiles());
+        variants.put("fixed", fixed.percentiles());
+        variants.put("oracle", new Percentiles(oracle));
+        return new Result(
+                variants, hedged, fixed, dStar, finalDelay < 0 ? -1 : finalDelay / 1e6, (double) oracleHedges / n);
+    }
+
+    /**
+     * Writes the result as the contract's JSON object: one member per variant.
+     *
+     * @param r the result
+     * @param c the settings
+     * @return one line of JSON
+     */
+    public static String json(Result r, Config c) {
+        Json j = new Json().beginObject();
+        for (Map.Entry<String, Percentiles> e : r.variants.entrySet()) {
+            j.beginObject(e.getKey());
+            e.getValue().writeTo(j);
+            switch (e.getKey()) {
+                case "hedged":
+                    j.field("extra_load", Percentiles.round(r.hedgedExtraLoad * 10) / 10)
+                            .field("final_delay_ms", Percentiles.round(r.hedgedFinalDelayMs))
+                            .field("hedges_won", r.hedgedWon)
+                            .field("budget_denied", r.hedgedDenied);
+                    break;
+                case "fixed":
+                    j.field("extra_load", Percentiles.round(r.fixedExtraLoad * 10) / 10)
+                            .field("delay_ms", Percentiles.round(r.dStarMs))
+                            .field("hedges_won", r.fixedWon)
+                            .field("budget_denied", r.fixedDenied);
+                    break;
+                case "oracle":
+                    j.field("delay_ms", Percentiles.round(r.dStarMs))
+                            .field("extra_load", Percentiles.round(r.oracleExtraLoad * 10) / 10);
+                    break;
+                default:
+                    break;
+            }
+            j.endObject();
+        }
+        return j.endObject().toString();
+    }
+
+    /**
+     * A human-readable table of the result.
+     *
+     * @param r the result
+     * @param c the settings
+     * @return the table
+     */
+    public static String table(Result r, Config c) {
+        StringBuilder sb = new StringBuilder();
+        sb.append(String.format(
+                "tail %s, budget %.3f, %d requests at %.0f/s, seed %d; d* = %.4f ms%n",
+                c.dist.spec(), c.budget, c.requests, c.ratePerSecond, c.seed, r.dStarMs));
+        sb.append(String.format(
+                "%-9s %10s %10s %10s %10s %10s%n", "variant", "p50 ms", "p99 ms", "p999 ms", "p9999 ms", "extra"));
+        for (Map.Entry<String, Percentiles> e : r.variants.entrySet()) {
+            Percentiles p = e.getValue();
+            String extra;
+            switch (e.getKey()) {
+                case "hedged":
+                    extra = String.format("%.4f", r.hedgedExtraLoad);
+                    break;
+                case "fixed":
+                    extra = String.format("%.4f", r.fixedExtraLoad);
+                    break;
+                case "oracle":
+                    extra = String.format("%.4f", r.oracleExtraLoad);
+                    break;
+                default:
+                    extra = "0";
+            }
+            sb.append(String.format(
+                    "%-9s %10.4f %10.4f %10.4f %10.4f %10s%n",
+                    e.getKey(), p.at(0.5), p.at(0.99), p.at(0.999), p.at(0.9999), extra));
+        }
+        return sb.toString();
+    }
+}
