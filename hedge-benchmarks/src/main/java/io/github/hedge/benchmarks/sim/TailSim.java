@@ -94,13 +94,13 @@ public final class TailSim {
         int n = w.requests();
 
         double[] unhedged = new double[n];
-        double[] oracle = new double[n];
+        for (int i = 0; i < n; i++) {
+            unhedged[i] = w.latencyMs(1, i);
+        }
+        double[] oracle = oracle(w, dStar);
         long oracleHedges = 0;
         for (int i = 0; i < n; i++) {
-            double x1 = w.latencyMs(1, i);
-            unhedged[i] = x1;
-            oracle[i] = Math.min(x1, dStar + w.latencyMs(2, i));
-            if (x1 > dStar) {
+            if (unhedged[i] > dStar) {
                 oracleHedges++;
             }
         }
@@ -135,6 +135,22 @@ public final class TailSim {
         variants.put("oracle", new Percentiles(oracle));
         return new Result(
                 variants, hedged, fixed, dStar, finalDelay < 0 ? -1 : finalDelay / 1e6, (double) oracleHedges / n);
+    }
+
+    /**
+     * The oracle: each request's latency if a hedge were sent exactly when the primary outlasts
+     * {@code dStarMs}, to a replica answering after the request's second draw.
+     *
+     * @param w the draws
+     * @param dStarMs the hedge delay d*, in ms
+     * @return {@code min(X1, d* + X2)} per request, in ms
+     */
+    public static double[] oracle(Workload w, double dStarMs) {
+        double[] out = new double[w.requests()];
+        for (int i = 0; i < out.length; i++) {
+            out[i] = Math.min(w.latencyMs(1, i), dStarMs + w.latencyMs(2, i));
+        }
+        return out;
     }
 
     /**

@@ -1,0 +1,79 @@
+package io.github.hedge.benchmarks.sim;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The command contract of {@code tail --json}: stdout holds exactly one JSON object. */
+class TailJsonTest {
+    private static final String NUM = "-?[0-9]+(\\.[0-9]+)?(E-?[0-9]+)?";
+
+    @Test
+    void tailPrintsOneObjectWithOneMemberPerVariant(@TempDir Path dir) {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        ByteArrayOutputStream err = new ByteArrayOutputStream();
+        Path png = dir.resolve("plot.png");
+        int code = HedgeSim.run(
+                new String[] {
+                    "tail",
+                    "--dist",
+                    "lognormal:0,1",
+                    "--budget",
+                    "0.05",
+                    "--requests",
+                    "3000",
+                    "--seed",
+                    "1",
+                    "--json",
+                    "--plot",
+                    png.toString()
+                },
+                new PrintStream(out, true, StandardCharsets.UTF_8),
+                new PrintStream(err, true, StandardCharsets.UTF_8));
+        assertThat(code).as(err.toString(StandardCharsets.UTF_8)).isZero();
+        String stdout = out.toString(StandardCharsets.UTF_8);
+        assertThat(stdout.lines()).hasSize(1);
+        String json = stdout.trim();
+        assertThat(json).startsWith("{\"unhedged\":{").endsWith("}");
+        for (String variant : new String[] {"unhedged", "hedged", "fixed", "oracle"}) {
+            Pattern p = Pattern.compile("\"" + variant + "\":\\{\"p50\":" + NUM + ",\"p90\":" + NUM + ",\"p99\":" + NUM
+                    + ",\"p999\":" + NUM);
+            assertThat(p.matcher(json).find()).as(variant + " in " + json).isTrue();
+        }
+        assertThat(Pattern.compile("\"hedged\":\\{[^}]*\"extra_load\":" + NUM)
+                        .matcher(json)
+                        .find())
+                .isTrue();
+        assertThat(Pattern.compile("\"fixed\":\\{[^}]*\"extra_load\":" + NUM)
+                        .matcher(json)
+                        .find())
+                .isTrue();
+        assertThat(Files.exists(png)).isTrue();
+    }
+
+    @Test
+    void jsonWriterEscapesAndNests() {
+        String s = new Json()
+                .beginObject()
+                .field("a", 1.5)
+                .field("b", "x\"y\n")
+                .beginObject("c")
+                .field("d", 3L)
+                .field("e", Double.NaN)
+                .endObject()
+                .beginArray("f")
+                .value(2.0)
+                .value(0.25)
+                .endArray()
+                .endObject()
+                .toString();
+        assertThat(s).isEqualTo("{\"a\":1.5,\"b\":\"x\\\"y\\n\",\"c\":{\"d\":3,\"e\":null},\"f\":[2.0,0.25]}");
+    }
+}
