@@ -190,7 +190,7 @@ public final class LoadSim {
             int ok = run.latencyMs.length - run.failures;
             j.beginObject(name);
             run.percentiles().writeTo(j);
-            j.field("extra_load", Percentiles.round(run.extraLoad() * 10) / 10)
+            j.field("extra_load", Percentiles.round5(run.extraLoad()))
                     .field("goodput_per_s", Percentiles.round(ok / (spanNanos / 1e9)))
                     .field("completed", ok)
                     .field("failed", run.failures)

@@ -13,8 +13,8 @@ import org.knowm.xchart.XYSeries;
 import org.knowm.xchart.style.markers.SeriesMarkers;
 
 /**
- * Renders latency-by-percentile curves, HdrHistogram style: the x axis is {@code 1 / (1 - p)} on
- * a log scale, labelled as percentiles (90%, 99%, 99.9%...), the y axis latency in ms. Written as
+ * Renders latency-by-percentile curves, HdrHistogram style: the x axis is {@code log10(1 / (1 - p))},
+ * labelled as percentiles (90%, 99%, 99.9%...), the y axis latency in ms. Written as
  * a PNG with XChart, headless.
  */
 public final class PercentilePlot {
@@ -36,28 +36,27 @@ public final class PercentilePlot {
                 .width(900)
                 .height(560)
                 .title(title)
-                .xAxisTitle("percentile")
+                .xAxisTitle("percentile, in nines: 1 = p90, 2 = p99, 3 = p99.9, 4 = p99.99, 5 = p99.999")
                 .yAxisTitle("latency (ms)")
                 .build();
-        chart.getStyler().setXAxisLogarithmic(true);
+        // x = log10(1 / (1 - p)) on a linear axis: 0 is p0, 1 is p90, 2 is p99, 3 is p99.9...
         chart.getStyler().setYAxisLogarithmic(true);
         chart.getStyler().setChartBackgroundColor(Color.WHITE);
         chart.getStyler().setLegendPosition(org.knowm.xchart.style.Styler.LegendPosition.InsideNW);
-        chart.getStyler().setXAxisMin(1.0);
-        chart.getStyler().setXAxisMax(1e5);
-        chart.setCustomXAxisTickLabelsFormatter(PercentilePlot::label);
+        chart.getStyler().setXAxisDecimalPattern("0.#");
+        chart.getStyler().setXAxisTickMarkSpacingHint(150);
 
         // points from p0 to p99.999, log-spaced in 1/(1-p)
         int points = 400;
         double[] x = new double[points];
         for (int i = 0; i < points; i++) {
-            x[i] = Math.pow(10, 5.0 * i / (points - 1));
+            x[i] = 5.0 * i / (points - 1);
         }
         int c = 0;
         for (Map.Entry<String, Percentiles> e : series.entrySet()) {
             double[] y = new double[points];
             for (int i = 0; i < points; i++) {
-                double p = 1 - 1 / x[i];
+                double p = 1 - Math.pow(10, -x[i]);
                 y[i] = Math.max(1e-3, e.getValue().at(Math.max(p, 1e-9)));
             }
             XYSeries s = chart.addSeries(e.getKey(), x, y);
@@ -78,16 +77,5 @@ public final class PercentilePlot {
         String base =
                 name.toLowerCase(java.util.Locale.ROOT).endsWith(".png") ? name.substring(0, name.length() - 4) : name;
         BitmapEncoder.saveBitmapWithDPI(chart, base, BitmapEncoder.BitmapFormat.PNG, 110);
-    }
-
-    /** 1 -> "0%", 10 -> "90%", 100 -> "99%", 1000 -> "99.9%"... */
-    static String label(double x) {
-        if (x < 1.0001) {
-            return "0%";
-        }
-        double p = 100 * (1 - 1 / x);
-        String s = String.format(java.util.Locale.ROOT, "%.4f", p);
-        s = s.replaceAll("0+$", "").replaceAll("\\.$", "");
-        return s + "%";
     }
 }

@@ -78,4 +78,12 @@ public final class Percentiles {
     public static double round(double v) {
         return Math.round(v * 1e4) / 1e4;
     }
+
+    /**
+     * @param v a value
+     * @return {@code v} rounded to 5 decimals
+     */
+    public static double round5(double v) {
+        return Math.round(v * 1e5) / 1e5;
+    }
 }

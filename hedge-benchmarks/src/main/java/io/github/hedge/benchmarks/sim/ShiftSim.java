@@ -129,7 +129,7 @@ public final class ShiftSim {
                 .field("healthy_p95_ms", Percentiles.round(healthyP95))
                 .field("delay_max_ms", Percentiles.round(delayMax))
                 .field("delay_max_over_healthy_p95", Percentiles.round(delayMax / healthyP95))
-                .field("extra_load", Percentiles.round(hedged.extraLoad() * 10) / 10);
+                .field("extra_load", Percentiles.round5(hedged.extraLoad()));
         j.beginArray("delay_over_time");
         for (double[] s : samples) {
             j.beginObject()

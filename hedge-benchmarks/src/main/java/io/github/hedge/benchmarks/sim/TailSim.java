@@ -167,20 +167,20 @@ public final class TailSim {
             e.getValue().writeTo(j);
             switch (e.getKey()) {
                 case "hedged":
-                    j.field("extra_load", Percentiles.round(r.hedgedExtraLoad * 10) / 10)
+                    j.field("extra_load", Percentiles.round5(r.hedgedExtraLoad))
                             .field("final_delay_ms", Percentiles.round(r.hedgedFinalDelayMs))
                             .field("hedges_won", r.hedgedWon)
                             .field("budget_denied", r.hedgedDenied);
                     break;
                 case "fixed":
-                    j.field("extra_load", Percentiles.round(r.fixedExtraLoad * 10) / 10)
+                    j.field("extra_load", Percentiles.round5(r.fixedExtraLoad))
                             .field("delay_ms", Percentiles.round(r.dStarMs))
                             .field("hedges_won", r.fixedWon)
                             .field("budget_denied", r.fixedDenied);
                     break;
                 case "oracle":
                     j.field("delay_ms", Percentiles.round(r.dStarMs))
-                            .field("extra_load", Percentiles.round(r.oracleExtraLoad * 10) / 10);
+                            .field("extra_load", Percentiles.round5(r.oracleExtraLoad));
                     break;
                 default:
                     break;
