@@ -18,8 +18,7 @@ class ConfigValidationTest {
 
     @Test
     void should_reject_percentile_outside_open_unit_interval() {
-        assertThatThrownBy(() -> DelayPolicy.percentile(1.5))
-                .hasMessage("percentile must be in (0, 1), was 1.5");
+        assertThatThrownBy(() -> DelayPolicy.percentile(1.5)).hasMessage("percentile must be in (0, 1), was 1.5");
         assertThatThrownBy(() -> DelayPolicy.percentile(0)).hasMessage("percentile must be in (0, 1), was 0");
         assertThatThrownBy(() -> DelayPolicy.percentile(1)).hasMessage("percentile must be in (0, 1), was 1");
     }
@@ -46,18 +45,23 @@ class ConfigValidationTest {
                         .max(Duration.ofMillis(10))
                         .build())
                 .hasMessage("min must be <= max (PT0.01S), was PT0.05S");
-        assertThatThrownBy(() -> DelayPolicy.increasing(Duration.ofMillis(50), Duration.ofMillis(1), Duration.ofMillis(10)))
+        assertThatThrownBy(() ->
+                        DelayPolicy.increasing(Duration.ofMillis(50), Duration.ofMillis(1), Duration.ofMillis(10)))
                 .hasMessage("initial must be <= max (PT0.01S), was PT0.05S");
     }
 
     @Test
     void should_reject_negative_and_zero_durations_where_invalid() {
-        assertThatThrownBy(() -> DelayPolicy.fixed(Duration.ofMillis(-1))).hasMessage("delay must be >= 0, was PT-0.001S");
-        assertThatThrownBy(() -> HedgeConfig.builder().deadline(Duration.ZERO)).hasMessage("deadline must be > 0, was PT0S");
-        assertThatThrownBy(() -> DelayPolicy.percentile(0.9).max(Duration.ZERO)).hasMessage("max must be > 0, was PT0S");
+        assertThatThrownBy(() -> DelayPolicy.fixed(Duration.ofMillis(-1)))
+                .hasMessage("delay must be >= 0, was PT-0.001S");
+        assertThatThrownBy(() -> HedgeConfig.builder().deadline(Duration.ZERO))
+                .hasMessage("deadline must be > 0, was PT0S");
+        assertThatThrownBy(() -> DelayPolicy.percentile(0.9).max(Duration.ZERO))
+                .hasMessage("max must be > 0, was PT0S");
         assertThatThrownBy(() -> DelayPolicy.exponential(Duration.ofMillis(1), 0.5, Duration.ofSeconds(1)))
                 .hasMessage("multiplier must be >= 1, was 0.5");
-        assertThatThrownBy(() -> DelayPolicy.percentile(0.9).minSamples(0)).hasMessage("minSamples must be >= 1, was 0");
+        assertThatThrownBy(() -> DelayPolicy.percentile(0.9).minSamples(0))
+                .hasMessage("minSamples must be >= 1, was 0");
     }
 
     @Test
@@ -71,7 +75,8 @@ class ConfigValidationTest {
         HedgedExecutor ex = HedgedExecutor.ofDefaults("defaults");
         assertThat(ex.config().maxAttempts()).isEqualTo(2);
         assertThat(ex.config().idempotentByDefault()).isFalse();
-        assertThat(ex.executeAsync(ctx -> java.util.concurrent.CompletableFuture.completedFuture(1)).join())
+        assertThat(ex.executeAsync(ctx -> java.util.concurrent.CompletableFuture.completedFuture(1))
+                        .join())
                 .isEqualTo(1);
     }
 
@@ -93,7 +98,8 @@ class ConfigValidationTest {
         DelayPolicy fifty = DelayPolicy.fixed(Duration.ofMillis(50));
         assertThat(DelayPolicy.min(p99, fifty).delayNanos(ctx)).isEqualTo(50_000_000L);
         assertThat(DelayPolicy.max(p99, fifty).delayNanos(ctx)).isEqualTo(DelayPolicy.NO_HEDGE);
-        assertThat(DelayPolicy.min(DelayPolicy.fixed(Duration.ofMillis(10)), fifty).delayNanos(ctx))
+        assertThat(DelayPolicy.min(DelayPolicy.fixed(Duration.ofMillis(10)), fifty)
+                        .delayNanos(ctx))
                 .isEqualTo(10_000_000L);
     }
 }

@@ -70,7 +70,10 @@ class HedgedExecutorTest {
         assertThat(call.get()).isEqualTo("hedge");
         assertThat(probe.attempt(1)).isCancelled();
         assertThat(probe.hooksRun).hasValue(1);
-        assertThat(eventsOf(HedgeWon.class)).singleElement().extracting(HedgeWon::attemptNumber).isEqualTo(2);
+        assertThat(eventsOf(HedgeWon.class))
+                .singleElement()
+                .extracting(HedgeWon::attemptNumber)
+                .isEqualTo(2);
         assertThat(time.pendingTasks()).isZero();
         assertThat(ex.stats().pendingAttempts()).isZero();
         assertThat(ex.stats().inFlightCalls()).isZero();
@@ -109,9 +112,9 @@ class HedgedExecutorTest {
 
     @Test
     void should_not_hedge_during_warm_up_and_hedge_at_percentile_after() throws Exception {
-        HedgedExecutor ex = executor(config()
-                .delay(DelayPolicy.percentile(0.9).minSamples(100).build())
-                .latencyTracker(LatencyTracker.builder().ticker(time).build()));
+        HedgedExecutor ex = executor(
+                config().delay(DelayPolicy.percentile(0.9).minSamples(100).build())
+                        .latencyTracker(LatencyTracker.builder().ticker(time).build()));
         // warm-up: 99 calls answered after 1..99 ms; none is hedged
         for (int i = 1; i <= 99; i++) {
             Probe p = new Probe(time);
@@ -178,8 +181,7 @@ class HedgedExecutorTest {
 
     @Test
     void should_end_at_once_and_cancel_others_when_failure_is_fatal() {
-        HedgedExecutor ex = executor(config()
-                .delay(DelayPolicy.fixed(Duration.ofMillis(10)))
+        HedgedExecutor ex = executor(config().delay(DelayPolicy.fixed(Duration.ofMillis(10)))
                 .errorClassifier(ErrorClassifier.fatalOn(IllegalArgumentException.class)));
         Probe probe = new Probe(time);
         CompletableFuture<String> call = ex.executeAsync(probe);
@@ -203,8 +205,13 @@ class HedgedExecutorTest {
         assertThat(call).isNotDone();
         RuntimeException primary = new RuntimeException("primary");
         probe.attempt(1).completeExceptionally(primary);
-        assertThatThrownBy(call::get).isInstanceOf(ExecutionException.class).cause().isSameAs(primary);
-        assertThat(primary.getSuppressed()).extracting(Throwable::getMessage).containsExactlyInAnyOrder("second", "third");
+        assertThatThrownBy(call::get)
+                .isInstanceOf(ExecutionException.class)
+                .cause()
+                .isSameAs(primary);
+        assertThat(primary.getSuppressed())
+                .extracting(Throwable::getMessage)
+                .containsExactlyInAnyOrder("second", "third");
         assertThat(ex.stats().failures()).isEqualTo(1);
     }
 
@@ -241,8 +248,7 @@ class HedgedExecutorTest {
 
     @Test
     void should_fail_with_deadline_and_cancel_everything_when_deadline_passes() {
-        HedgedExecutor ex = executor(config()
-                .maxAttempts(3)
+        HedgedExecutor ex = executor(config().maxAttempts(3)
                 .delay(DelayPolicy.fixed(Duration.ofMillis(10)))
                 .deadline(Duration.ofMillis(15)));
         Probe probe = new Probe(time);
@@ -266,7 +272,8 @@ class HedgedExecutorTest {
 
     @Test
     void should_run_exactly_once_when_call_is_not_idempotent() {
-        HedgedExecutor ex = executor(config().idempotentByDefault(false).delay(DelayPolicy.fixed(Duration.ofMillis(1))));
+        HedgedExecutor ex =
+                executor(config().idempotentByDefault(false).delay(DelayPolicy.fixed(Duration.ofMillis(1))));
         Probe probe = new Probe(time);
         CompletableFuture<String> call = ex.executeAsync(probe);
         time.advance(Duration.ofMillis(50));
@@ -337,8 +344,7 @@ class HedgedExecutorTest {
 
     @Test
     void should_not_hedge_when_budget_is_exhausted() {
-        HedgedExecutor ex = executor(config()
-                .delay(DelayPolicy.fixed(Duration.ofMillis(10)))
+        HedgedExecutor ex = executor(config().delay(DelayPolicy.fixed(Duration.ofMillis(10)))
                 .budget(HedgeBudget.builder().ratio(0.1).ticker(time).build()));
         int hedged = 0;
         for (int i = 0; i < 100; i++) {

@@ -19,17 +19,19 @@ class NoRatchetTest {
     @Test
     void should_keep_delay_near_healthy_p95_when_one_of_three_targets_becomes_10x_slower() {
         VirtualTimeScheduler time = new VirtualTimeScheduler();
-        HedgedExecutor ex = HedgedExecutor.of("shift", HedgeConfig.builder()
-                .ticker(time)
-                .scheduler(time)
-                .idempotentByDefault(true)
-                .maxExtraLoad(0.05)
-                .latencyTracker(LatencyTracker.builder()
+        HedgedExecutor ex = HedgedExecutor.of(
+                "shift",
+                HedgeConfig.builder()
                         .ticker(time)
-                        .window(Duration.ofSeconds(10))
-                        .build())
-                .budget(HedgeBudget.builder().ratio(0.05).ticker(time).build())
-                .build());
+                        .scheduler(time)
+                        .idempotentByDefault(true)
+                        .maxExtraLoad(0.05)
+                        .latencyTracker(LatencyTracker.builder()
+                                .ticker(time)
+                                .window(Duration.ofSeconds(10))
+                                .build())
+                        .budget(HedgeBudget.builder().ratio(0.05).ticker(time).build())
+                        .build());
         SplittableRandom rnd = new SplittableRandom(7);
         String[] replicas = {"r0", "r1", "r2"};
         boolean[] slow = {false};

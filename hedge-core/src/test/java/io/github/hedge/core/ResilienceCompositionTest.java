@@ -23,18 +23,22 @@ class ResilienceCompositionTest {
     @Test
     void should_open_circuit_breaker_around_hedged_call_when_every_attempt_fails() {
         VirtualTimeScheduler time = new VirtualTimeScheduler();
-        HedgedExecutor ex = HedgedExecutor.of("cb", HedgeConfig.builder()
-                .ticker(time)
-                .scheduler(time)
-                .idempotentByDefault(true)
-                .budget(HedgeBudget.unlimited())
-                .delay(DelayPolicy.fixed(Duration.ofMillis(5)))
-                .build());
-        CircuitBreaker cb = CircuitBreaker.of("backend", CircuitBreakerConfig.custom()
-                .slidingWindowSize(4)
-                .minimumNumberOfCalls(4)
-                .failureRateThreshold(50)
-                .build());
+        HedgedExecutor ex = HedgedExecutor.of(
+                "cb",
+                HedgeConfig.builder()
+                        .ticker(time)
+                        .scheduler(time)
+                        .idempotentByDefault(true)
+                        .budget(HedgeBudget.unlimited())
+                        .delay(DelayPolicy.fixed(Duration.ofMillis(5)))
+                        .build());
+        CircuitBreaker cb = CircuitBreaker.of(
+                "backend",
+                CircuitBreakerConfig.custom()
+                        .slidingWindowSize(4)
+                        .minimumNumberOfCalls(4)
+                        .failureRateThreshold(50)
+                        .build());
         AtomicInteger attempts = new AtomicInteger();
         for (int i = 0; i < 4; i++) {
             CompletionStage<String> s = cb.executeCompletionStage(() -> ex.executeAsync(ctx -> {
@@ -57,26 +61,34 @@ class ResilienceCompositionTest {
 
     @Test
     void should_retry_whole_hedged_call_when_wrapped_in_retry() {
-        HedgedExecutor ex = HedgedExecutor.of("retry", HedgeConfig.builder()
-                .idempotentByDefault(true)
-                .budget(HedgeBudget.unlimited())
-                .delay(DelayPolicy.fixed(Duration.ofSeconds(5)))
-                .build());
-        Retry retry = Retry.of("backend", RetryConfig.custom()
-                .maxAttempts(3)
-                .waitDuration(Duration.ofMillis(1))
-                .build());
+        HedgedExecutor ex = HedgedExecutor.of(
+                "retry",
+                HedgeConfig.builder()
+                        .idempotentByDefault(true)
+                        .budget(HedgeBudget.unlimited())
+                        .delay(DelayPolicy.fixed(Duration.ofSeconds(5)))
+                        .build());
+        Retry retry = Retry.of(
+                "backend",
+                RetryConfig.custom()
+                        .maxAttempts(3)
+                        .waitDuration(Duration.ofMillis(1))
+                        .build());
         ScheduledExecutorService retryScheduler = Executors.newSingleThreadScheduledExecutor();
         try {
             AtomicInteger attempts = new AtomicInteger();
             CompletionStage<String> s = retry.executeCompletionStage(
-                    retryScheduler, () -> ex.executeAsync(ctx -> attempts.incrementAndGet() < 5
+                    retryScheduler,
+                    () -> ex.executeAsync(ctx -> attempts.incrementAndGet() < 5
                             ? CompletableFuture.failedFuture(new IOException("down"))
                             : CompletableFuture.completedFuture("ok")));
             // call 1: attempts 1+2 fail; call 2: attempts 3+4 fail; call 3: attempt 5 succeeds
-            assertThat(s.toCompletableFuture()).succeedsWithin(Duration.ofSeconds(30)).isEqualTo("ok");
+            assertThat(s.toCompletableFuture())
+                    .succeedsWithin(Duration.ofSeconds(30))
+                    .isEqualTo("ok");
             assertThat(attempts).hasValue(5);
-            assertThat(retry.getMetrics().getNumberOfSuccessfulCallsWithRetryAttempt()).isEqualTo(1);
+            assertThat(retry.getMetrics().getNumberOfSuccessfulCallsWithRetryAttempt())
+                    .isEqualTo(1);
         } finally {
             retryScheduler.shutdownNow();
         }

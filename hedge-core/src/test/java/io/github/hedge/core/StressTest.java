@@ -35,15 +35,17 @@ class StressTest {
         int callsPerThread = 250_000;
         HedgeScheduler scheduler = Schedulers.threadPool();
         ExecutorService completers = Executors.newFixedThreadPool(2);
-        HedgedExecutor ex = HedgedExecutor.of("stress", HedgeConfig.builder()
-                .scheduler(scheduler)
-                .maxAttempts(3)
-                .idempotentByDefault(true)
-                .budgetRatio(0.5)
-                .delay(DelayPolicy.fixed(Duration.ofNanos(20_000)))
-                .deadline(Duration.ofMillis(20))
-                .errorClassifier(ErrorClassifier.fatalOn(IllegalArgumentException.class))
-                .build());
+        HedgedExecutor ex = HedgedExecutor.of(
+                "stress",
+                HedgeConfig.builder()
+                        .scheduler(scheduler)
+                        .maxAttempts(3)
+                        .idempotentByDefault(true)
+                        .budgetRatio(0.5)
+                        .delay(DelayPolicy.fixed(Duration.ofNanos(20_000)))
+                        .deadline(Duration.ofMillis(20))
+                        .errorClassifier(ErrorClassifier.fatalOn(IllegalArgumentException.class))
+                        .build());
         AtomicIntegerArray completions = new AtomicIntegerArray(threads * callsPerThread);
         Semaphore inFlight = new Semaphore(2_000); // bound memory: at most this many open calls
         AtomicLong neverAnswered = new AtomicLong();

@@ -106,8 +106,8 @@ class SyncFormTest {
                 return v -> requestId.remove();
             }
         };
-        HedgedExecutor ex = HedgedExecutor.of("sync", config().contextPropagators(List.of(propagator))
-                .build());
+        HedgedExecutor ex = HedgedExecutor.of(
+                "sync", config().contextPropagators(List.of(propagator)).build());
         requestId.set("req-42");
         try {
             assertThat(ex.execute(requestId::get)).isEqualTo("req-42");
@@ -118,7 +118,8 @@ class SyncFormTest {
 
     @Test
     void should_cancel_attempts_when_caller_thread_is_interrupted() throws Exception {
-        HedgedExecutor ex = HedgedExecutor.of("sync", config().maxAttempts(1).scheduler(Schedulers.shared()).build());
+        HedgedExecutor ex = HedgedExecutor.of(
+                "sync", config().maxAttempts(1).scheduler(Schedulers.shared()).build());
         CountDownLatch started = new CountDownLatch(1);
         CountDownLatch attemptInterrupted = new CountDownLatch(1);
         Thread caller = new Thread(() -> {
