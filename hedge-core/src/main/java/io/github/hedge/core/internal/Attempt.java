@@ -33,7 +33,6 @@ final class Attempt<T> implements AttemptContext, BiConsumer<T, Throwable> {
     // written before the state moves, read after (under the call's monitor or after the state CAS)
     volatile long endNanos;
     volatile Throwable error;
-    volatile boolean late;
 
     Attempt(HedgedCall<T> call, int number, long startNanos, List<String> triedBefore) {
         this.call = call;
