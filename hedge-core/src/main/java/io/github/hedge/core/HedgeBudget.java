@@ -1,6 +1,5 @@
 package io.github.hedge.core;
 
-import io.github.hedge.core.internal.BudgetChecks;
 import io.github.hedge.core.internal.Checks;
 import io.github.hedge.core.spi.Ticker;
 import java.time.Duration;
@@ -84,7 +83,7 @@ public final class HedgeBudget {
         this.window = b.window;
         this.minPerSecond = b.minPerSecond;
         this.ticker = b.ticker;
-        long windowNanos = BudgetChecks.positiveNanos("window", b.window);
+        long windowNanos = Checks.positiveNanos("window", b.window);
         this.ratioScaled = Math.round(b.ratio * SCALE);
         // tokens = minPerSecond * windowNanos / 1e9; scaled by SCALE (= 1e9) that is minPerSecond * windowNanos
         this.floorScaled = Math.round(b.minPerSecond * windowNanos); // saturates at Long.MAX_VALUE
@@ -333,7 +332,7 @@ public final class HedgeBudget {
          * @return this builder
          */
         public Builder window(Duration window) {
-            BudgetChecks.positiveNanos("window", window);
+            Checks.positiveNanos("window", window);
             this.window = window;
             return this;
         }
@@ -346,7 +345,7 @@ public final class HedgeBudget {
          * @return this builder
          */
         public Builder minPerSecond(double minPerSecond) {
-            this.minPerSecond = BudgetChecks.finiteNonNegative("minPerSecond", minPerSecond);
+            this.minPerSecond = Checks.finiteNonNegative("minPerSecond", minPerSecond);
             return this;
         }
 

@@ -68,7 +68,7 @@ public final class HashedWheelScheduler implements ClosableHedgeScheduler {
      * @param wheelSize the number of slots, in [1, 2^20], rounded up to a power of two
      */
     public HashedWheelScheduler(Duration tick, int wheelSize) {
-        long nanos = BudgetChecks.positiveNanos("tick", tick);
+        long nanos = Checks.positiveNanos("tick", tick);
         if (nanos < MIN_TICK_NANOS || nanos > MAX_TICK_NANOS) {
             throw new IllegalArgumentException("tick must be in [" + Duration.ofNanos(MIN_TICK_NANOS) + ", "
                     + Duration.ofNanos(MAX_TICK_NANOS) + "], was " + tick);
