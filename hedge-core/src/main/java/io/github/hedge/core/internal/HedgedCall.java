@@ -56,7 +56,7 @@ final class HedgedCall<T> extends CompletableFuture<T> {
     /** Whether hedges and retries must carry the caller's thread-local context. */
     private final boolean propagate;
 
-    /** Starts a retry, with the caller's context when propagators are set. */
+    /** Starts a retry with the caller's context; null when no propagator is set (then no allocation). */
     private final Runnable retryStarter;
 
     @SuppressWarnings("unchecked")
@@ -71,8 +71,8 @@ final class HedgedCall<T> extends CompletableFuture<T> {
         int slots = idempotent ? engine.maxAttempts : 1;
         this.attempts = (Attempt<T>[]) new Attempt<?>[slots];
         this.propagate = !engine.propagators.isEmpty() && slots > 1;
-        Runnable onRetry = this::onRetry;
-        this.retryStarter = propagate ? ContextPropagator.decorateRunnable(engine.propagators, onRetry) : onRetry;
+        // context must be retrieved here, on the caller's thread
+        this.retryStarter = propagate ? ContextPropagator.decorateRunnable(engine.propagators, this::onRetry) : null;
     }
 
     // ---------------------------------------------------------------- start
@@ -394,7 +394,11 @@ final class HedgedCall<T> extends CompletableFuture<T> {
             denied(deniedNumber);
         }
         if (retry) {
-            retryStarter.run();
+            if (retryStarter != null) {
+                retryStarter.run();
+            } else {
+                onRetry();
+            }
             return;
         }
         if (!win && failure == null) {
