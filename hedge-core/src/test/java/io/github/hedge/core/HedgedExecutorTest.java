@@ -97,6 +97,10 @@ class HedgedExecutorTest {
         time.advance(Duration.ofMillis(200));
         // each delay counts from the previous attempt's start: 10, 15, 20
         assertThat(probe.startTimes).containsExactly(0L, 10 * MS, 25 * MS, 45 * MS);
+        assertThat(eventsOf(NotHedged.class))
+                .singleElement()
+                .extracting(NotHedged::reason)
+                .isEqualTo(NotHedged.Reason.MAX_ATTEMPTS);
     }
 
     @Test

@@ -128,10 +128,21 @@ final class HedgedCall<T> extends CompletableFuture<T> {
         int next = prev.number + 1;
         boolean stop;
         synchronized (this) {
-            if (state == DONE || next > attempts.length || started >= next) {
+            if (state == DONE || started >= next) {
                 return;
             }
-            stop = stopHedging;
+            if (next > attempts.length) {
+                stop = false;
+                next = -1;
+            } else {
+                stop = stopHedging;
+            }
+        }
+        if (next < 0) {
+            if (attempts.length > 1) {
+                publishNotHedged(NotHedged.Reason.MAX_ATTEMPTS);
+            }
+            return;
         }
         if (stop) {
             publishNotHedged(NotHedged.Reason.PUSHBACK);
