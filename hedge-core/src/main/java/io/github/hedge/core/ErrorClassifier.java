@@ -49,15 +49,19 @@ public interface ErrorClassifier {
      * @param fatalTypes exception types that mean "the request is bad"
      * @return the classifier
      */
-    @SafeVarargs
-    static ErrorClassifier fatalOn(Class<? extends Throwable>... fatalTypes) {
-        Set<Class<? extends Throwable>> types = Set.of(fatalTypes);
-        types.forEach(t -> Objects.requireNonNull(t, "fatalTypes must not contain null"));
+    static ErrorClassifier fatalOn(Class<?>... fatalTypes) {
+        for (Class<?> t : fatalTypes) {
+            Objects.requireNonNull(t, "fatalTypes must not contain null");
+            if (!Throwable.class.isAssignableFrom(t)) {
+                throw new IllegalArgumentException("fatalTypes must be Throwable types, was " + t.getName());
+            }
+        }
+        Set<Class<?>> types = Set.of(fatalTypes);
         return error -> {
             if (error instanceof Error) {
                 return Decision.FATAL;
             }
-            for (Class<? extends Throwable> t : types) {
+            for (Class<?> t : types) {
                 if (t.isInstance(error)) {
                     return Decision.FATAL;
                 }

@@ -1,65 +1,367 @@
 package io.github.hedge.core;
 
+import io.github.hedge.core.internal.Checks;
 import io.github.hedge.core.spi.Ticker;
 import java.time.Duration;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReferenceArray;
+import java.util.concurrent.atomic.LongAdder;
 
 /**
- * Caps extra attempts at a ratio of primary calls over a sliding window. (API shell.)
+ * Caps extra attempts (hedges) at a ratio of primary calls over a sliding window of time, so that
+ * hedging can never add more than a stated fraction of load to a struggling backend.
+ *
+ * <h2>Rule</h2>
+ *
+ * {@link #tryAcquire()} grants an extra attempt iff, counted over the window,
+ *
+ * <pre>{@code hedges + 1 <= ratio * primaries + minPerSecond * windowSeconds}</pre>
+ *
+ * where {@code primaries} are the {@link #recordPrimary()} calls and {@code hedges} the grants in
+ * the window. The right-hand side is evaluated in fixed point (ratio and floor are rounded to
+ * 10<sup>-9</sup> of a token when built), so {@code 0.29 * 100} is exactly 29 tokens, not
+ * 28.999999999999996. A ratio of 0.05 (the default) allows one hedge per 20 primary calls; a ratio
+ * of 1 allows one hedge per primary call (it is still a cap; {@link #unlimited()} is the budget
+ * that never denies).
+ *
+ * <p>The window is made of 10 buckets of {@code window / 10} each and slides one bucket at a time:
+ * at any instant it holds the current, partly elapsed bucket plus the 9 before it, so between 90%
+ * and 100% of {@code window}. Hedges and primaries leave the window together. Time comes from the
+ * injected {@link Ticker} (nanoseconds); buckets rotate lazily when a call sees the ticker pass a
+ * bucket boundary, and there is no background thread.
+ *
+ * <h2>Low rates</h2>
+ *
+ * A ratio can only produce a token once the window holds {@code 1 / ratio} primary calls: at 5%, 20
+ * primaries. At 1 call per second with the default 10 s window the window never holds more than
+ * 10 primaries (0.5 tokens), so this budget grants <em>no</em> hedge at all; with a 60 s window it
+ * holds 54 to 60 primaries, so 2 to 3 hedges per minute, which is the 5% asked for. For low rates,
+ * pick a window that holds at least {@code 1 / ratio} primaries ({@code window >= 1 / (ratio *
+ * callsPerSecond)}), or set {@link Builder#minPerSecond(double)}, which adds a floor of tokens that
+ * does not depend on traffic. There is no hidden floor: the default {@code minPerSecond} is 0, so
+ * extra load never exceeds the stated ratio unless a floor is asked for (and then by at most the
+ * floor).
+ *
+ * <h2>Sharing and thread-safety</h2>
+ *
+ * One instance may be passed to several executors: they then share one budget (the primaries of
+ * any of them pay for the hedges of any of them). Thread-safe. {@link #recordPrimary()} is
+ * lock-free (a {@link LongAdder} increment on the common path) since it runs on every call; a
+ * {@link #tryAcquire()} that denies is lock-free too, and one that may grant takes a short lock so
+ * concurrent grants can never spend more than the rule allows. {@link #snapshot()} is a lock-free,
+ * weakly consistent read.
  */
 public final class HedgeBudget {
-    private HedgeBudget() {}
+    /** Number of buckets in the window. */
+    private static final int BUCKETS = 10;
+    /** One token in fixed point. */
+    private static final long SCALE = 1_000_000_000L;
 
+    private final boolean unlimited;
+    private final double ratio;
+    private final Duration window;
+    private final double minPerSecond;
+    private final Ticker ticker;
+    /** ratio in units of 1/SCALE token per primary. */
+    private final long ratioScaled;
+    /** minPerSecond * windowSeconds in units of 1/SCALE token. */
+    private final long floorScaled;
+
+    private final long bucketNanos;
+    private final long origin;
+    private final AtomicReferenceArray<Bucket> ring = new AtomicReferenceArray<>(BUCKETS);
+    /** The latest bucket rotated in; a hint for the fast path, never trusted without a range check. */
+    private volatile Bucket current;
+
+    private final Object grantLock = new Object();
+    private final LongAdder totalGranted = new LongAdder();
+    private final LongAdder totalDenied = new LongAdder();
+
+    private HedgeBudget(Builder b, boolean unlimited) {
+        this.unlimited = unlimited;
+        this.ratio = unlimited ? Double.POSITIVE_INFINITY : b.ratio;
+        this.window = b.window;
+        this.minPerSecond = b.minPerSecond;
+        this.ticker = b.ticker;
+        long windowNanos = Checks.positiveNanos("window", b.window);
+        this.ratioScaled = Math.round(b.ratio * SCALE);
+        // tokens = minPerSecond * windowNanos / 1e9; scaled by SCALE (= 1e9) that is minPerSecond * windowNanos
+        this.floorScaled = Math.round(b.minPerSecond * windowNanos); // saturates at Long.MAX_VALUE
+        this.bucketNanos = Math.max(1, windowNanos / BUCKETS);
+        this.origin = ticker.nanoTime();
+        for (int i = 0; i < BUCKETS; i++) {
+            ring.set(i, new Bucket(i - BUCKETS, 0, 0)); // empty, already out of the window
+        }
+        Bucket first = new Bucket(0, origin, origin + bucketNanos);
+        ring.set(0, first);
+        this.current = first;
+    }
+
+    /**
+     * @return a builder with the defaults: ratio 0.05, window 10 s, minPerSecond 0, the system
+     *     ticker
+     */
     public static Builder builder() {
         return new Builder();
     }
 
-    /** A budget of {@code ratio} extra attempts per primary call (0.05 = 5%), default window. */
+    /**
+     * A budget of {@code ratio} extra attempts per primary call (0.05 = 5%) over the default 10 s
+     * window, without floor.
+     *
+     * @param ratio in [0, 1]
+     * @return the budget
+     */
     public static HedgeBudget ofRatio(double ratio) {
         return builder().ratio(ratio).build();
     }
 
-    /** A budget that never denies. */
+    /**
+     * A budget that never denies but still counts primaries and grants, so its {@link #snapshot()}
+     * shows how much hedging happens. Its {@link #ratio()} is {@link Double#POSITIVE_INFINITY}.
+     *
+     * @return a new unlimited budget on the system ticker
+     */
     public static HedgeBudget unlimited() {
-        return builder().ratio(1.0).build();
+        return new HedgeBudget(new Builder().ratio(1.0), true);
     }
 
-    /** Counts one primary call. */
+    /**
+     * Counts one primary call (it deposits {@code ratio} tokens for the length of the window).
+     * Lock-free; call it once per logical call.
+     */
     public void recordPrimary() {
-        throw new UnsupportedOperationException();
+        long now = ticker.nanoTime();
+        Bucket c = current;
+        if (now >= c.start && now < c.end) {
+            c.primaries.increment();
+        } else {
+            bucketAt(now).primaries.increment();
+        }
     }
 
-    /** Takes one token for an extra attempt; false (and one denial counted) when there is none. */
+    /**
+     * Takes one token for an extra attempt.
+     *
+     * @return {@code true} if granted (counted as a hedge in the window); {@code false} if there is
+     *     no whole token left (and one denial is counted)
+     */
     public boolean tryAcquire() {
-        throw new UnsupportedOperationException();
+        if (unlimited) {
+            bucketAt(ticker.nanoTime()).hedges.incrementAndGet();
+            totalGranted.increment();
+            return true;
+        }
+        // Lock-free pre-check: denying on a slightly stale view is always safe.
+        if (!allows(epochOf(ticker.nanoTime()))) {
+            totalDenied.increment();
+            return false;
+        }
+        synchronized (grantLock) {
+            // Hedge counts only grow under this lock, so check-then-increment cannot over-spend.
+            long now = ticker.nanoTime();
+            Bucket bucket = bucketAt(now);
+            if (allows(epochOf(now))) {
+                bucket.hedges.incrementAndGet();
+                totalGranted.increment();
+                return true;
+            }
+        }
+        totalDenied.increment();
+        return false;
     }
 
+    /** @return the configured ratio of extra attempts to primary calls; infinite for {@link #unlimited()} */
     public double ratio() {
-        throw new UnsupportedOperationException();
+        return ratio;
     }
 
+    /** @return {@code true} for the budget of {@link #unlimited()}, which never denies */
+    public boolean isUnlimited() {
+        return unlimited;
+    }
+
+    /** @return the length of the sliding window */
+    public Duration window() {
+        return window;
+    }
+
+    /** @return the floor, in tokens per second of window, added to the ratio's tokens (0 = none) */
+    public double minPerSecond() {
+        return minPerSecond;
+    }
+
+    /**
+     * @return the state now: counts in the window, tokens remaining (fractional; a grant needs at
+     *     least 1; infinite for {@link #unlimited()}) and totals since creation. Weakly consistent
+     *     under concurrent updates.
+     */
     public BudgetSnapshot snapshot() {
-        throw new UnsupportedOperationException();
+        long epoch = epochOf(ticker.nanoTime());
+        long primaries = 0;
+        long hedges = 0;
+        for (int i = 0; i < BUCKETS; i++) {
+            Bucket b = ring.get(i);
+            if (b.epoch > epoch - BUCKETS) {
+                primaries += b.primaries.sum();
+                hedges += b.hedges.get();
+            }
+        }
+        double remaining;
+        if (unlimited) {
+            remaining = Double.POSITIVE_INFINITY;
+        } else {
+            long left = satAdd(allowanceScaled(primaries), -satMul(hedges, SCALE));
+            remaining = Math.max(0, left) / (double) SCALE;
+        }
+        return new BudgetSnapshot(ratio, primaries, hedges, remaining, totalGranted.sum(), totalDenied.sum());
     }
 
+    @Override
+    public String toString() {
+        return unlimited
+                ? "HedgeBudget[unlimited]"
+                : "HedgeBudget[ratio=" + ratio + ", window=" + window + ", minPerSecond=" + minPerSecond + "]";
+    }
+
+    // ---- window ----
+
+    private long epochOf(long now) {
+        long elapsed = now - origin;
+        return elapsed <= 0 ? 0 : elapsed / bucketNanos;
+    }
+
+    /** The bucket for {@code now}, rotating the ring if the ticker passed into a new bucket. */
+    private Bucket bucketAt(long now) {
+        long epoch = epochOf(now);
+        int slot = (int) (epoch % BUCKETS);
+        Bucket b = ring.get(slot);
+        while (b.epoch < epoch) {
+            long start = origin + epoch * bucketNanos;
+            Bucket fresh = new Bucket(epoch, start, start + bucketNanos);
+            if (ring.compareAndSet(slot, b, fresh)) {
+                if (fresh.epoch > current.epoch) {
+                    current = fresh; // a racing stale write only sends callers to this slow path
+                }
+                return fresh;
+            }
+            b = ring.get(slot);
+        }
+        // b.epoch > epoch only for a caller whose reading went stale meanwhile: count it a bit later
+        return b;
+    }
+
+    /** The rule, on the window ending at {@code epoch}. */
+    private boolean allows(long epoch) {
+        long primaries = 0;
+        long hedges = 0;
+        for (int i = 0; i < BUCKETS; i++) {
+            Bucket b = ring.get(i);
+            if (b.epoch > epoch - BUCKETS) {
+                primaries += b.primaries.sum();
+                hedges += b.hedges.get();
+            }
+        }
+        return satMul(hedges + 1, SCALE) <= allowanceScaled(primaries);
+    }
+
+    private long allowanceScaled(long primaries) {
+        return satAdd(satMul(ratioScaled, primaries), floorScaled);
+    }
+
+    private static long satMul(long a, long b) {
+        long hi = Math.multiplyHigh(a, b);
+        long lo = a * b;
+        if ((hi == 0 && lo >= 0) || (hi == -1 && lo < 0)) {
+            return lo;
+        }
+        return (a ^ b) < 0 ? Long.MIN_VALUE : Long.MAX_VALUE;
+    }
+
+    private static long satAdd(long a, long b) {
+        long r = a + b;
+        if (((a ^ r) & (b ^ r)) < 0) {
+            return a < 0 ? Long.MIN_VALUE : Long.MAX_VALUE;
+        }
+        return r;
+    }
+
+    /** One slice of the window. Immutable identity; counters are thread-safe. */
+    private static final class Bucket {
+        final long epoch;
+        /** Ticker reading at which the bucket starts (inclusive) and ends (exclusive), in ns. */
+        final long start;
+
+        final long end;
+        final LongAdder primaries = new LongAdder();
+        final AtomicLong hedges = new AtomicLong();
+
+        Bucket(long epoch, long start, long end) {
+            this.epoch = epoch;
+            this.start = start;
+            this.end = end;
+        }
+    }
+
+    /**
+     * Builds a {@link HedgeBudget}; each setting is validated when set, with a message naming the
+     * setting, its range and the value given. Not thread-safe; the budget it builds is.
+     */
     public static final class Builder {
+        private double ratio = 0.05;
+        private Duration window = Duration.ofSeconds(10);
+        private double minPerSecond = 0;
+        private Ticker ticker = Ticker.system();
+
+        private Builder() {}
+
+        /**
+         * @param ratio extra attempts allowed per primary call in the window, in [0, 1] (default
+         *     0.05 = 5%); resolution 10<sup>-9</sup>
+         * @return this builder
+         */
         public Builder ratio(double ratio) {
+            this.ratio = Checks.closedRange("ratio", ratio, 0, 1);
             return this;
         }
 
+        /**
+         * @param window the length of the sliding window, {@code > 0} (default 10 s); it slides in
+         *     steps of a tenth of its length. Longer windows suit lower call rates (see the class
+         *     documentation).
+         * @return this builder
+         */
         public Builder window(Duration window) {
+            Checks.positiveNanos("window", window);
+            this.window = window;
             return this;
         }
 
+        /**
+         * @param minPerSecond a floor of tokens per second, {@code >= 0} (default 0: no floor): the
+         *     window holds {@code minPerSecond * windowSeconds} tokens on top of the ratio's, so a
+         *     little hedging is possible even at low traffic. It lets extra load exceed the ratio by
+         *     up to that many attempts per window.
+         * @return this builder
+         */
         public Builder minPerSecond(double minPerSecond) {
+            this.minPerSecond = Checks.finiteNonNegative("minPerSecond", minPerSecond);
             return this;
         }
 
+        /**
+         * @param ticker the time source, in nanoseconds (default {@link Ticker#system()}); a virtual
+         *     one in tests
+         * @return this builder
+         */
         public Builder ticker(Ticker ticker) {
+            this.ticker = Checks.notNull("ticker", ticker);
             return this;
         }
 
+        /** @return a new budget with these settings; its window starts now (per the ticker) */
         public HedgeBudget build() {
-            return new HedgeBudget();
+            return new HedgeBudget(this, false);
         }
     }
 }

@@ -1,93 +1,640 @@
 package io.github.hedge.core;
 
+import io.github.hedge.core.internal.Checks;
+import io.github.hedge.core.internal.LogLinearBuckets;
+import io.github.hedge.core.internal.SliceCollector;
+import io.github.hedge.core.internal.SlidingBucketWindow;
+import io.github.hedge.core.internal.StripedBucketCounter;
 import io.github.hedge.core.spi.Ticker;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.Iterator;
+import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.ReentrantLock;
 
 /**
- * Recent per-attempt latency, cluster-wide and per target, over a sliding time window.
- * (API shell: implementation in progress.)
+ * Recent per-attempt latency, cluster-wide and per target (a replica, host or endpoint such as
+ * {@code "10.0.0.1:9042"}), over a sliding time window. Adaptive delay policies ({@link
+ * PercentileDelay}) read their percentiles here; adapters feed it the latency of every attempt.
+ *
+ * <p><b>Units.</b> Every latency, recorded or reported, is in nanoseconds. Values are kept in
+ * log-linear buckets with about 1.6 % relative precision (exact below 128 ns): a reported
+ * percentile is the highest value of the bucket holding the requested sample, so it is never below
+ * the true value and at most 1.6 % above it. Negative samples count as 0 and samples above one hour
+ * as one hour.
+ *
+ * <p><b>No ratchet.</b> Feed it each attempt's own latency (winners, late successes and the
+ * elapsed time of cancelled losers), never the hedged end-to-end latency of a call: hedging cuts
+ * the tail of end-to-end latency, so a percentile over it lowers the delay, which cuts the tail
+ * again... or, with a dead replica, keeps growing until hedging stops (Scylla #3746).
+ *
+ * <p><b>Window.</b> Samples are kept for {@link #window()} (default 30 s) in slices of {@link
+ * #refreshInterval()} (default 1 s). There is no background thread: a reader that finds the cached
+ * values older than the refresh interval refreshes them (only one reader at a time; the others go
+ * on reading the previous values), closing one slice per elapsed interval and dropping slices that
+ * left the window. A sample therefore becomes visible at the first refresh after it is recorded and
+ * counts for one window from then on; samples recorded while nobody reads are all dated to the
+ * refresh that finally sees them. Time comes from the injected {@link Ticker}, so tests run in
+ * virtual time.
+ *
+ * <p><b>Cost.</b> {@link #record(long)} is one bucket-index computation, one {@code
+ * getAndIncrement} on a counter striped by thread (no lock, no allocation, no clock read, no
+ * per-thread state, so virtual threads are fine) and scales with the number of recording threads;
+ * {@link #record(String, long)} adds a hash-map lookup and a second increment. Readers ({@link
+ * #percentileNanos(double)}, {@link #medianTargetPercentileNanos}, {@link #sampleCount()}, {@link
+ * #summary()}...) read the clock and an immutable cached snapshot; the first request for a new
+ * percentile (or a new median key) computes it under the lock and keeps it up to date afterwards
+ * (up to 64 of each; beyond, uncached requests are computed under the lock every time).
+ *
+ * <p><b>Targets.</b> At most {@link #maxTargets()} targets are tracked (default 1024); samples for
+ * further targets are recorded cluster-wide only. A target without samples for a whole window is
+ * forgotten at a refresh (a sample racing with that may be lost for the target, never cluster-wide).
+ * A tracked target costs 19 KB of counters per stripe (2 stripes, 4 on more than 2 processors) plus,
+ * while it has samples, 19 KB of window sums and 8 bytes per distinct bucket per interval; the
+ * cluster-wide counters use 4 to 16 stripes (twice the processors).
+ *
+ * <p>Fully thread-safe: any number of threads may record and read concurrently.
  */
 public final class LatencyTracker {
-    private LatencyTracker() {}
+    /** Percentiles every snapshot holds, for {@link LatencySummary}. */
+    private static final double[] SUMMARY_PS = {0.5, 0.9, 0.95, 0.99, 0.999};
 
+    private static final int MAX_EXTRA_PERCENTILES = 64;
+    private static final int MAX_MEDIAN_KEYS = 64;
+    private static final int MAX_SLICES = 600;
+
+    private final Duration window;
+    private final Duration refreshInterval;
+    private final long refreshNanos;
+    private final int sliceCount;
+    private final Ticker ticker;
+    private final int maxTargets;
+    private final int targetStripes;
+
+    private final StripedBucketCounter clusterCounter;
+    private final ConcurrentHashMap<String, TargetState> targets = new ConcurrentHashMap<>();
+    private final AtomicInteger targetCount = new AtomicInteger();
+
+    // guarded by lock
+    private final ReentrantLock lock = new ReentrantLock();
+    private final SlidingBucketWindow clusterWindow;
+    private final SliceCollector collector = new SliceCollector();
+    private double[] registeredPs = SUMMARY_PS.clone();
+    private double[] medianPs = new double[0];
+    private long[] medianMins = new long[0];
+    private long registryVersion;
+
+    private volatile long lastRefreshNanos;
+    private volatile Snapshot snapshot;
+
+    private LatencyTracker(Builder b) {
+        this.window = b.window;
+        this.refreshInterval = b.refreshInterval;
+        this.refreshNanos = saturatedNanos(b.refreshInterval);
+        this.sliceCount = sliceCount(b.window, b.refreshInterval);
+        this.ticker = b.ticker;
+        this.maxTargets = b.maxTargets;
+        int cpus = Runtime.getRuntime().availableProcessors();
+        this.clusterCounter = new StripedBucketCounter(StripedBucketCounter.stripesFor(2 * cpus, 4, 16));
+        this.targetStripes = StripedBucketCounter.stripesFor(cpus, 2, 4);
+        this.clusterWindow = new SlidingBucketWindow(sliceCount);
+        this.lastRefreshNanos = ticker.nanoTime();
+        lock.lock();
+        try {
+            this.snapshot = buildSnapshot(null);
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** @return a builder with the defaults: 30 s window, 1 s refresh, system ticker, 1024 targets */
     public static Builder builder() {
         return new Builder();
     }
 
+    /** @return a tracker with the defaults of {@link #builder()} */
     public static LatencyTracker ofDefaults() {
         return builder().build();
     }
 
-    /** Records one sample cluster-wide only. */
+    // ------------------------------------------------------------------ recording (hot path)
+
+    /**
+     * Records one attempt's latency cluster-wide only. Lock-free and allocation-free: one striped
+     * {@code getAndIncrement}. Becomes visible at the next refresh.
+     *
+     * @param latencyNanos the attempt's own latency in nanoseconds (never a hedged call's
+     *     end-to-end latency); negative counts as 0, above one hour as one hour
+     */
     public void record(long latencyNanos) {
-        throw new UnsupportedOperationException();
-    }
-
-    /** Records one sample cluster-wide and, when target is non-null, for that target. */
-    public void record(String target, long latencyNanos) {
-        throw new UnsupportedOperationException();
-    }
-
-    /** Cached p-th percentile (p in (0,1)) of the cluster-wide window, in ns; -1 when the window is empty. */
-    public long percentileNanos(double p) {
-        throw new UnsupportedOperationException();
-    }
-
-    /** Cached p-th percentile for one target, in ns; -1 when that target's window is empty or unknown. */
-    public long percentileNanos(double p, String target) {
-        throw new UnsupportedOperationException();
+        clusterCounter.increment(StripedBucketCounter.probe(), LogLinearBuckets.indexOf(latencyNanos));
     }
 
     /**
-     * Cached lower median, over targets with at least {@code minSamples} samples, of each target's own
-     * p-th percentile, in ns; -1 when no target qualifies.
+     * Records one attempt's latency cluster-wide and, when {@code target} is non-null, for that
+     * target. Lock-free; costs a hash-map lookup and a second striped increment over {@link
+     * #record(long)}, plus a one-time registration for a new target (only while fewer than {@link
+     * #maxTargets()} are tracked; otherwise the sample is recorded cluster-wide only).
+     *
+     * @param target where the attempt ran, e.g. {@code "10.0.0.1:9042"}; {@code null} for unknown
+     * @param latencyNanos the attempt's own latency in nanoseconds (never a hedged call's
+     *     end-to-end latency); negative counts as 0, above one hour as one hour
+     */
+    public void record(String target, long latencyNanos) {
+        long probe = StripedBucketCounter.probe();
+        int bucket = LogLinearBuckets.indexOf(latencyNanos);
+        clusterCounter.increment(probe, bucket);
+        if (target != null) {
+            TargetState t = targets.get(target);
+            if (t == null) {
+                t = addTarget(target);
+            }
+            if (t != null) {
+                t.counter.increment(probe, bucket);
+            }
+        }
+    }
+
+    private TargetState addTarget(String target) {
+        if (targetCount.get() >= maxTargets) {
+            return null;
+        }
+        return targets.computeIfAbsent(target, key -> {
+            while (true) {
+                int n = targetCount.get();
+                if (n >= maxTargets) {
+                    return null;
+                }
+                if (targetCount.compareAndSet(n, n + 1)) {
+                    return new TargetState(new StripedBucketCounter(targetStripes), sliceCount);
+                }
+            }
+        });
+    }
+
+    // ------------------------------------------------------------------ reading (cached)
+
+    /**
+     * The p-th percentile of the cluster-wide window. Cached: the first request for a given {@code
+     * p} computes it, later ones read the value kept up to date at every refresh.
+     *
+     * @param p the percentile, in (0, 1): 0.99 for p99
+     * @return the latency in nanoseconds, or -1 when the window is empty
+     * @throws IllegalArgumentException when p is not in (0, 1)
+     */
+    public long percentileNanos(double p) {
+        checkPercentile(p);
+        Snapshot s = current();
+        int i = indexOf(s.ps, p);
+        if (i >= 0) {
+            return s.cluster.values[i];
+        }
+        return slowPercentile(p, null);
+    }
+
+    /**
+     * The p-th percentile of one target's window. Cached like {@link #percentileNanos(double)}.
+     *
+     * @param p the percentile, in (0, 1)
+     * @param target the target, as given to {@link #record(String, long)}
+     * @return the latency in nanoseconds, or -1 when that target's window is empty or the target is
+     *     unknown (never recorded, beyond {@link #maxTargets()}, or forgotten after a window idle)
+     * @throws IllegalArgumentException when p is not in (0, 1)
+     */
+    public long percentileNanos(double p, String target) {
+        checkPercentile(p);
+        Snapshot s = current();
+        View v = target == null ? null : s.targets.get(target);
+        if (v == null) {
+            return -1;
+        }
+        int i = indexOf(s.ps, p);
+        if (i >= 0) {
+            return v.values[i];
+        }
+        return slowPercentile(p, target);
+    }
+
+    /**
+     * The lower median, over the targets holding at least {@code minSamples} samples in their
+     * window, of each target's own p-th percentile: with three targets of which one is slow, the
+     * healthy ones decide, so a minority of slow replicas cannot lift the hedge delay. With {@code
+     * n} qualifying targets sorted by their percentile, the one at index {@code (n - 1) / 2}.
+     * Cached per {@code (p, minSamples)} and kept up to date at every refresh.
+     *
+     * @param p the percentile, in (0, 1)
+     * @param minSamples samples a target's window needs to take part, at least 0 (a target with an
+     *     empty window never takes part)
+     * @return the latency in nanoseconds, or -1 when no target qualifies
+     * @throws IllegalArgumentException when p is not in (0, 1) or minSamples is negative
      */
     public long medianTargetPercentileNanos(double p, long minSamples) {
-        throw new UnsupportedOperationException();
+        checkPercentile(p);
+        Checks.atLeast("minSamples", minSamples, 0);
+        Snapshot s = current();
+        for (int i = 0; i < s.medianPs.length; i++) {
+            if (s.medianPs[i] == p && s.medianMins[i] == minSamples) {
+                return s.medianValues[i];
+            }
+        }
+        return slowMedian(p, minSamples);
     }
 
-    /** Samples in the cluster-wide window. */
+    /** @return the samples in the cluster-wide window (cached) */
     public long sampleCount() {
-        throw new UnsupportedOperationException();
+        return current().cluster.count;
     }
 
-    /** Samples in one target's window; 0 when unknown. */
+    /**
+     * @param target the target, as given to {@link #record(String, long)}
+     * @return the samples in that target's window (cached); 0 when the target is unknown
+     */
     public long sampleCount(String target) {
-        throw new UnsupportedOperationException();
+        View v = target == null ? null : current().targets.get(target);
+        return v == null ? 0 : v.count;
     }
 
+    /** @return count, p50, p90, p95, p99, p99.9 and max of the cluster-wide window (cached), in ns */
     public LatencySummary summary() {
-        throw new UnsupportedOperationException();
+        return current().cluster.summary;
     }
 
+    /**
+     * @param target the target, as given to {@link #record(String, long)}
+     * @return that target's summary (cached), in ns; {@link LatencySummary#EMPTY} when the target is
+     *     unknown or its window is empty
+     */
     public LatencySummary summary(String target) {
-        throw new UnsupportedOperationException();
+        View v = target == null ? null : current().targets.get(target);
+        return v == null ? LatencySummary.EMPTY : v.summary;
     }
 
+    /**
+     * @return an immutable map from every tracked target to its summary (cached, rebuilt at each
+     *     refresh), in ns; a target whose samples are not yet visible maps to {@link
+     *     LatencySummary#EMPTY}
+     */
     public Map<String, LatencySummary> targetSummaries() {
-        throw new UnsupportedOperationException();
+        return current().summaries;
     }
 
+    /** @return how long samples count, as configured */
+    public Duration window() {
+        return window;
+    }
+
+    /** @return how often cached values are refreshed (at most), as configured */
+    public Duration refreshInterval() {
+        return refreshInterval;
+    }
+
+    /** @return how many targets are tracked at most, as configured */
+    public int maxTargets() {
+        return maxTargets;
+    }
+
+    @Override
+    public String toString() {
+        return "LatencyTracker[window=" + window + ", refreshInterval=" + refreshInterval + ", maxTargets=" + maxTargets
+                + ", samples=" + snapshot.cluster.count + ", targets=" + snapshot.targets.size() + "]";
+    }
+
+    // ------------------------------------------------------------------ refresh
+
+    private Snapshot current() {
+        long now = ticker.nanoTime();
+        if (now - lastRefreshNanos >= refreshNanos && lock.tryLock()) {
+            try {
+                refreshIfDue(now);
+            } finally {
+                lock.unlock();
+            }
+        }
+        return snapshot;
+    }
+
+    /** Under the lock. */
+    private void refreshIfDue(long now) {
+        long last = lastRefreshNanos;
+        long elapsed = now - last;
+        if (elapsed < refreshNanos) {
+            return;
+        }
+        long intervals = elapsed / refreshNanos;
+        clusterCounter.drainTo(collector);
+        clusterWindow.advance(intervals, collector.takeSlice());
+        for (Iterator<Map.Entry<String, TargetState>> it = targets.entrySet().iterator(); it.hasNext(); ) {
+            Map.Entry<String, TargetState> e = it.next();
+            TargetState t = e.getValue();
+            boolean drained = t.counter.drainTo(collector);
+            t.window.advance(intervals, collector.takeSlice());
+            if (!drained && t.window.total() == 0 && t.seen && !t.counter.maybeDirty()) {
+                if (targets.remove(e.getKey(), t)) {
+                    targetCount.decrementAndGet();
+                }
+            }
+            t.seen = true;
+        }
+        lastRefreshNanos = last + intervals * refreshNanos;
+        snapshot = buildSnapshot(snapshot);
+    }
+
+    private long slowPercentile(double p, String target) {
+        lock.lock();
+        try {
+            refreshIfDue(ticker.nanoTime());
+            int i = indexOf(registeredPs, p);
+            if (i < 0 && registeredPs.length < SUMMARY_PS.length + MAX_EXTRA_PERCENTILES) {
+                double[] ps = Arrays.copyOf(registeredPs, registeredPs.length + 1);
+                ps[ps.length - 1] = p;
+                Arrays.sort(ps);
+                registeredPs = ps;
+                registryVersion++;
+                snapshot = buildSnapshot(snapshot);
+                i = indexOf(registeredPs, p);
+            }
+            if (target == null) {
+                return i >= 0 ? snapshot.cluster.values[i] : clusterWindow.valueAt(p);
+            }
+            TargetState t = targets.get(target);
+            if (t == null) {
+                return -1;
+            }
+            if (i >= 0) {
+                View v = snapshot.targets.get(target);
+                return v == null ? -1 : v.values[i];
+            }
+            return t.window.valueAt(p);
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    private long slowMedian(double p, long minSamples) {
+        lock.lock();
+        try {
+            refreshIfDue(ticker.nanoTime());
+            for (int i = 0; i < medianPs.length; i++) {
+                if (medianPs[i] == p && medianMins[i] == minSamples) {
+                    return snapshot.medianValues[i];
+                }
+            }
+            if (medianPs.length < MAX_MEDIAN_KEYS) {
+                if (indexOf(registeredPs, p) < 0) {
+                    slowPercentile(p, null); // registers p (reentrant lock)
+                }
+                if (indexOf(registeredPs, p) >= 0) {
+                    int n = medianPs.length;
+                    medianPs = Arrays.copyOf(medianPs, n + 1);
+                    medianMins = Arrays.copyOf(medianMins, n + 1);
+                    medianPs[n] = p;
+                    medianMins[n] = minSamples;
+                    snapshot = buildSnapshot(snapshot);
+                    return snapshot.medianValues[n];
+                }
+            }
+            // too many distinct keys to cache: compute from the windows, under the lock
+            List<Long> values = new ArrayList<>();
+            for (TargetState t : targets.values()) {
+                if (t.window.total() > 0 && t.window.total() >= minSamples) {
+                    values.add(t.window.valueAt(p));
+                }
+            }
+            return lowerMedian(values.stream().mapToLong(Long::longValue).toArray(), values.size());
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Under the lock: a snapshot of the current windows, reusing the views that did not change. */
+    private Snapshot buildSnapshot(Snapshot previous) {
+        boolean sameRegistry = previous != null && previous.registryVersion == registryVersion;
+        View cluster = view(clusterWindow, sameRegistry ? previous.cluster : null);
+        Map<String, View> views = new HashMap<>(Math.max(16, targets.size() * 2));
+        Map<String, LatencySummary> summaries = new HashMap<>(Math.max(16, targets.size() * 2));
+        for (Map.Entry<String, TargetState> e : targets.entrySet()) {
+            View old = sameRegistry ? previous.targets.get(e.getKey()) : null;
+            View v = view(e.getValue().window, old);
+            views.put(e.getKey(), v);
+            summaries.put(e.getKey(), v.summary);
+        }
+        long[] medianValues = new long[medianPs.length];
+        long[] scratch = new long[views.size()];
+        for (int k = 0; k < medianPs.length; k++) {
+            int pi = indexOf(registeredPs, medianPs[k]);
+            int n = 0;
+            for (View v : views.values()) {
+                if (v.count > 0 && v.count >= medianMins[k]) {
+                    scratch[n++] = v.values[pi];
+                }
+            }
+            medianValues[k] = lowerMedian(scratch, n);
+        }
+        return new Snapshot(
+                registeredPs,
+                registryVersion,
+                cluster,
+                views,
+                Map.copyOf(summaries),
+                medianPs.clone(),
+                medianMins.clone(),
+                medianValues);
+    }
+
+    private View view(SlidingBucketWindow w, View old) {
+        if (old != null && old.window == w && old.windowVersion == w.version()) {
+            return old;
+        }
+        long[] values = new long[registeredPs.length];
+        w.valuesAt(registeredPs, values);
+        long count = w.total();
+        LatencySummary summary = count == 0
+                ? LatencySummary.EMPTY
+                : new LatencySummary(
+                        count,
+                        values[indexOf(registeredPs, 0.5)],
+                        values[indexOf(registeredPs, 0.9)],
+                        values[indexOf(registeredPs, 0.95)],
+                        values[indexOf(registeredPs, 0.99)],
+                        values[indexOf(registeredPs, 0.999)],
+                        w.max());
+        return new View(count, values, summary, w, w.version());
+    }
+
+    private static long lowerMedian(long[] values, int n) {
+        if (n == 0) {
+            return -1;
+        }
+        Arrays.sort(values, 0, n);
+        return values[(n - 1) / 2];
+    }
+
+    private static int indexOf(double[] ps, double p) {
+        for (int i = 0; i < ps.length; i++) {
+            if (ps[i] == p) {
+                return i;
+            }
+        }
+        return -1;
+    }
+
+    private static void checkPercentile(double p) {
+        if (!(p > 0 && p < 1)) {
+            Checks.openRange("percentile", p, 0, 1);
+        }
+    }
+
+    private static long saturatedNanos(Duration d) {
+        try {
+            return d.toNanos();
+        } catch (ArithmeticException e) {
+            return Long.MAX_VALUE;
+        }
+    }
+
+    private static int sliceCount(Duration window, Duration refresh) {
+        long w = saturatedNanos(window);
+        long r = saturatedNanos(refresh);
+        long slices = w / r + (w % r == 0 ? 0 : 1);
+        return (int) Math.min(slices, Integer.MAX_VALUE);
+    }
+
+    // ------------------------------------------------------------------ state
+
+    /** A tracked target: its hot-path counter and (under the lock) its window. */
+    private static final class TargetState {
+        final StripedBucketCounter counter;
+        final SlidingBucketWindow window;
+        boolean seen; // under the lock: a refresh has already seen it (not evicted before)
+
+        TargetState(StripedBucketCounter counter, int sliceCount) {
+            this.counter = counter;
+            this.window = new SlidingBucketWindow(sliceCount);
+        }
+    }
+
+    /** Cached values of one window, aligned with the snapshot's registered percentiles. Immutable. */
+    private static final class View {
+        final long count;
+        final long[] values;
+        final LatencySummary summary;
+        final SlidingBucketWindow window; // identity only: read under the lock, never by readers
+        final long windowVersion;
+
+        View(long count, long[] values, LatencySummary summary, SlidingBucketWindow window, long windowVersion) {
+            this.count = count;
+            this.values = values;
+            this.summary = summary;
+            this.window = window;
+            this.windowVersion = windowVersion;
+        }
+    }
+
+    /** Everything readers see, published through one volatile write. Immutable. */
+    private static final class Snapshot {
+        final double[] ps;
+        final long registryVersion;
+        final View cluster;
+        final Map<String, View> targets;
+        final Map<String, LatencySummary> summaries;
+        final double[] medianPs;
+        final long[] medianMins;
+        final long[] medianValues;
+
+        Snapshot(
+                double[] ps,
+                long registryVersion,
+                View cluster,
+                Map<String, View> targets,
+                Map<String, LatencySummary> summaries,
+                double[] medianPs,
+                long[] medianMins,
+                long[] medianValues) {
+            this.ps = ps;
+            this.registryVersion = registryVersion;
+            this.cluster = cluster;
+            this.targets = targets;
+            this.summaries = summaries;
+            this.medianPs = medianPs;
+            this.medianMins = medianMins;
+            this.medianValues = medianValues;
+        }
+    }
+
+    // ------------------------------------------------------------------ builder
+
+    /**
+     * Configures a {@link LatencyTracker}. Each setter validates its value at once; {@link #build()}
+     * checks the settings against each other and copies them, so a builder can be reused. Not
+     * thread-safe.
+     */
     public static final class Builder {
+        private Duration window = Duration.ofSeconds(30);
+        private Duration refreshInterval = Duration.ofSeconds(1);
+        private Ticker ticker = Ticker.system();
+        private int maxTargets = 1024;
+
+        private Builder() {}
+
+        /**
+         * @param window how long a sample counts, > 0 (default 30 s); at most 600 refresh intervals
+         * @return this builder
+         */
         public Builder window(Duration window) {
+            this.window = Checks.positive("window", window);
             return this;
         }
 
+        /**
+         * @param interval how often cached values are refreshed, and the granularity of the window,
+         *     > 0 and <= window (default 1 s); the window is split into {@code ceil(window /
+         *     interval)} slices, at most 600
+         * @return this builder
+         */
         public Builder refreshInterval(Duration interval) {
+            this.refreshInterval = Checks.positive("refreshInterval", interval);
             return this;
         }
 
+        /**
+         * @param ticker the time source (default {@link Ticker#system()}); a virtual-time ticker in
+         *     tests
+         * @return this builder
+         */
         public Builder ticker(Ticker ticker) {
+            this.ticker = Checks.notNull("ticker", ticker);
             return this;
         }
 
+        /**
+         * @param maxTargets how many targets are tracked at most, >= 1 (default 1024); samples for
+         *     further targets count cluster-wide only
+         * @return this builder
+         */
         public Builder maxTargets(int maxTargets) {
+            this.maxTargets = (int) Checks.atLeast("maxTargets", maxTargets, 1);
             return this;
         }
 
+        /**
+         * @return a new tracker with these settings
+         * @throws IllegalArgumentException when refreshInterval is longer than window, or the window
+         *     would need more than 600 slices
+         */
         public LatencyTracker build() {
-            return new LatencyTracker();
+            Checks.ordered("refreshInterval", refreshInterval, "window", window);
+            int slices = sliceCount(window, refreshInterval);
+            if (slices > MAX_SLICES) {
+                throw new IllegalArgumentException("window / refreshInterval must be <= " + MAX_SLICES
+                        + " slices, was " + slices + " (window " + window + ", refreshInterval " + refreshInterval
+                        + ")");
+            }
+            return new LatencyTracker(this);
         }
     }
 }

@@ -2,12 +2,13 @@ package io.github.hedge.core.internal;
 
 import io.github.hedge.core.AttemptContext;
 import io.github.hedge.core.event.AttemptRecord;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Future;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.BiConsumer;
 
 /**
@@ -25,7 +26,18 @@ final class Attempt<T> implements AttemptContext, BiConsumer<T, Throwable> {
     final int number;
     final long startNanos;
     private final List<String> triedBefore;
-    private final AtomicInteger state = new AtomicInteger(RUNNING);
+    private static final VarHandle STATE;
+
+    static {
+        try {
+            STATE = MethodHandles.lookup().findVarHandle(Attempt.class, "state", int.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
+    @SuppressWarnings("unused") // accessed through STATE
+    private volatile int state = RUNNING;
 
     volatile String target;
     private volatile CompletionStage<T> stage;
@@ -33,7 +45,6 @@ final class Attempt<T> implements AttemptContext, BiConsumer<T, Throwable> {
     // written before the state moves, read after (under the call's monitor or after the state CAS)
     volatile long endNanos;
     volatile Throwable error;
-    volatile boolean late;
 
     Attempt(HedgedCall<T> call, int number, long startNanos, List<String> triedBefore) {
         this.call = call;
@@ -65,7 +76,7 @@ final class Attempt<T> implements AttemptContext, BiConsumer<T, Throwable> {
             throw new NullPointerException("hook must not be null");
         }
         synchronized (this) {
-            if (state.get() != CANCELLED) {
+            if (state != CANCELLED) {
                 if (hooks == null) {
                     hooks = new ArrayList<>(2);
                 }
@@ -78,7 +89,7 @@ final class Attempt<T> implements AttemptContext, BiConsumer<T, Throwable> {
 
     @Override
     public boolean isCancelled() {
-        return state.get() == CANCELLED;
+        return state == CANCELLED;
     }
 
     @Override
@@ -99,7 +110,7 @@ final class Attempt<T> implements AttemptContext, BiConsumer<T, Throwable> {
     /** The stage the attempt function returned; if the attempt was cancelled meanwhile, cancel it now. */
     void attach(CompletionStage<T> s) {
         this.stage = s;
-        if (state.get() == CANCELLED) {
+        if (state == CANCELLED) {
             cancelStage(s);
         }
     }
@@ -115,11 +126,11 @@ final class Attempt<T> implements AttemptContext, BiConsumer<T, Throwable> {
         if (outcome == FAILED) {
             error = cause;
         }
-        return state.compareAndSet(RUNNING, outcome);
+        return STATE.compareAndSet(this, RUNNING, outcome);
     }
 
     boolean isRunning() {
-        return state.get() == RUNNING;
+        return state == RUNNING;
     }
 
     /**
@@ -129,7 +140,7 @@ final class Attempt<T> implements AttemptContext, BiConsumer<T, Throwable> {
     boolean cancel(long now) {
         List<Runnable> toRun;
         synchronized (this) {
-            if (!state.compareAndSet(RUNNING, CANCELLED)) {
+            if (!STATE.compareAndSet(this, RUNNING, CANCELLED)) {
                 return false;
             }
             endNanos = now;
@@ -179,7 +190,7 @@ final class Attempt<T> implements AttemptContext, BiConsumer<T, Throwable> {
     }
 
     AttemptRecord record(long callStartNanos, long callEndNanos, boolean won) {
-        int s = state.get();
+        int s = state;
         AttemptRecord.AttemptOutcome outcome;
         long end = endNanos;
         switch (s) {
@@ -208,6 +219,6 @@ final class Attempt<T> implements AttemptContext, BiConsumer<T, Throwable> {
 
     @Override
     public String toString() {
-        return "Attempt{#" + number + ", target=" + target + ", state=" + state.get() + "}";
+        return "Attempt{#" + number + ", target=" + target + ", state=" + state + "}";
     }
 }

@@ -80,6 +80,25 @@ public final class Checks {
         return value;
     }
 
+    /** {@code value} finite and {@code >= 0}. */
+    public static double finiteNonNegative(String setting, double value) {
+        if (!(value >= 0) || Double.isInfinite(value)) {
+            throw new IllegalArgumentException(setting + " must be a finite number >= 0, was " + fmt(value));
+        }
+        return value;
+    }
+
+    /** {@code value > 0} and representable in nanoseconds (about 292 years); returns the nanoseconds. */
+    public static long positiveNanos(String setting, Duration value) {
+        positive(setting, value);
+        try {
+            return value.toNanos();
+        } catch (ArithmeticException e) {
+            throw new IllegalArgumentException(
+                    setting + " must be > 0 and <= " + Duration.ofNanos(Long.MAX_VALUE) + ", was " + value, e);
+        }
+    }
+
     /** Two bounds: {@code min <= max}. */
     public static void ordered(String minSetting, Duration min, String maxSetting, Duration max) {
         if (min != null && max != null && min.compareTo(max) > 0) {

@@ -4,7 +4,6 @@ import io.github.hedge.core.AttemptFunction;
 import io.github.hedge.core.CallOptions;
 import io.github.hedge.core.DeadlineExceededException;
 import io.github.hedge.core.DelayContext;
-import io.github.hedge.core.DelayPolicy;
 import io.github.hedge.core.ErrorClassifier;
 import io.github.hedge.core.LatencyTracker;
 import io.github.hedge.core.event.AttemptRecord;
@@ -52,10 +51,12 @@ final class HedgedCall<T> extends CompletableFuture<T> {
     private boolean stopHedging;
     private boolean notHedgedPublished;
     private long lastDelayNanos;
+    private int timerGeneration;
 
-    /** Starts hedges and retries with the caller's thread-local context, when propagators are set. */
-    private final Runnable hedgeStarter;
+    /** Whether hedges and retries must carry the caller's thread-local context. */
+    private final boolean propagate;
 
+    /** Starts a retry with the caller's context; null when no propagator is set (then no allocation). */
     private final Runnable retryStarter;
 
     @SuppressWarnings("unchecked")
@@ -69,14 +70,9 @@ final class HedgedCall<T> extends CompletableFuture<T> {
         this.startNanos = engine.ticker.nanoTime();
         int slots = idempotent ? engine.maxAttempts : 1;
         this.attempts = (Attempt<T>[]) new Attempt<?>[slots];
-        Runnable onTimer = this::onHedgeTimer;
-        Runnable onRetry = this::onRetry;
-        if (!engine.propagators.isEmpty() && slots > 1) {
-            onTimer = ContextPropagator.decorateRunnable(engine.propagators, onTimer);
-            onRetry = ContextPropagator.decorateRunnable(engine.propagators, onRetry);
-        }
-        this.hedgeStarter = onTimer;
-        this.retryStarter = onRetry;
+        this.propagate = !engine.propagators.isEmpty() && slots > 1;
+        // context must be retrieved here, on the caller's thread
+        this.retryStarter = propagate ? ContextPropagator.decorateRunnable(engine.propagators, this::onRetry) : null;
     }
 
     // ---------------------------------------------------------------- start
@@ -130,27 +126,36 @@ final class HedgedCall<T> extends CompletableFuture<T> {
     /** After attempt {@code prev} started: decide the delay before the next one and arm its timer. */
     private void armHedgeTimer(Attempt<T> prev) {
         int next = prev.number + 1;
-        long delay;
+        boolean stop;
         synchronized (this) {
-            if (state == DONE || next > attempts.length || started >= next) {
+            if (state == DONE || started >= next) {
                 return;
             }
-            if (stopHedging) {
-                delay = DelayPolicy.NO_HEDGE;
+            if (next > attempts.length) {
+                stop = false;
+                next = -1;
             } else {
-                delay = 0; // computed below, outside the lock (policies are user code)
+                stop = stopHedging;
             }
         }
-        if (stopHedging) {
+        if (next < 0) {
+            if (attempts.length > 1) {
+                publishNotHedged(NotHedged.Reason.MAX_ATTEMPTS);
+            }
+            return;
+        }
+        if (stop) {
             publishNotHedged(NotHedged.Reason.PUSHBACK);
             return;
         }
-        delay = engine.delayNanos(new Ctx(next, prev.triedIncludingSelf()));
+        // policies are user code: asked outside the lock
+        long delay = engine.delayNanos(new Ctx(next, prev.triedIncludingSelf()));
         if (delay < 0) {
             publishNotHedged(NotHedged.Reason.POLICY_DECLINED);
             return;
         }
         long now = engine.ticker.nanoTime();
+        int gen;
         synchronized (this) {
             if (state == DONE || started >= next) {
                 return;
@@ -159,9 +164,21 @@ final class HedgedCall<T> extends CompletableFuture<T> {
             long due = Math.max(prev.startNanos + delay, pushbackUntilNanos);
             delay = Math.max(0, due - now);
             lastDelayNanos = Math.max(0, due - prev.startNanos);
+            gen = ++timerGeneration;
         }
-        ScheduledTask t = engine.scheduler.schedule(hedgeStarter, delay);
-        storeTimer(t, false);
+        scheduleHedgeTimer(gen, delay);
+    }
+
+    /**
+     * Arms the hedge timer of generation {@code gen}. A timer whose generation is no longer current
+     * (a retry started the attempt it was armed for) does nothing when it fires.
+     */
+    private void scheduleHedgeTimer(int gen, long delayNanos) {
+        Runnable fire = () -> onHedgeTimer(gen);
+        if (propagate) {
+            fire = ContextPropagator.decorateRunnable(engine.propagators, fire);
+        }
+        storeTimer(engine.scheduler.schedule(fire, delayNanos), false);
     }
 
     // ---------------------------------------------------------------- attempts
@@ -241,37 +258,35 @@ final class HedgedCall<T> extends CompletableFuture<T> {
         return List.copyOf(out);
     }
 
-    private void onHedgeTimer() {
+    private void onHedgeTimer(int gen) {
         int next;
+        long wait = -1;
+        boolean stop = false;
         synchronized (this) {
-            hedgeTimer = null;
-            if (state == DONE) {
+            if (state == DONE || gen != timerGeneration) {
                 return;
             }
+            hedgeTimer = null;
             next = started + 1;
             if (next > attempts.length) {
                 return;
             }
             if (stopHedging) {
-                next = -1;
+                stop = true;
             } else {
                 long now = engine.ticker.nanoTime();
                 if (pushbackUntilNanos > now) {
                     // pushback arrived after the timer was armed: wait it out
-                    next = 0;
+                    wait = pushbackUntilNanos - now;
                 }
             }
         }
-        if (next == -1) {
+        if (stop) {
             publishNotHedged(NotHedged.Reason.PUSHBACK);
             return;
         }
-        if (next == 0) {
-            long wait;
-            synchronized (this) {
-                wait = Math.max(0, pushbackUntilNanos - engine.ticker.nanoTime());
-            }
-            storeTimer(engine.scheduler.schedule(hedgeStarter, wait), false);
+        if (wait >= 0) {
+            scheduleHedgeTimer(gen, wait);
             return;
         }
         if (!engine.budget.tryAcquire()) {
@@ -362,6 +377,7 @@ final class HedgedCall<T> extends CompletableFuture<T> {
                         // the next attempt starts now; its own timer replaces the pending one
                         timers = new ScheduledTask[] {hedgeTimer};
                         hedgeTimer = null;
+                        timerGeneration++;
                     } else {
                         deniedNumber = started + 1;
                     }
@@ -389,7 +405,11 @@ final class HedgedCall<T> extends CompletableFuture<T> {
             denied(deniedNumber);
         }
         if (retry) {
-            retryStarter.run();
+            if (retryStarter != null) {
+                retryStarter.run();
+            } else {
+                onRetry();
+            }
             return;
         }
         if (!win && failure == null) {

@@ -1,0 +1,438 @@
+package io.github.hedge.core;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.offset;
+
+import io.github.hedge.core.testing.VirtualTimeScheduler;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.SplittableRandom;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+class HedgeBudgetTest {
+    private final VirtualTimeScheduler time = new VirtualTimeScheduler();
+
+    private HedgeBudget.Builder virtual() {
+        return HedgeBudget.builder().ticker(time);
+    }
+
+    /** Runs {@code calls} calls spaced evenly at {@code perSecond}; each wants a hedge with probability {@code want}. */
+    private static long drive(
+            VirtualTimeScheduler time, HedgeBudget budget, double perSecond, long calls, double want, long seed) {
+        SplittableRandom random = new SplittableRandom(seed);
+        long spacing = (long) (1e9 / perSecond);
+        long granted = 0;
+        for (long i = 0; i < calls; i++) {
+            budget.recordPrimary();
+            if (random.nextDouble() < want && budget.tryAcquire()) {
+                granted++;
+            }
+            time.advanceNanos(spacing);
+        }
+        return granted;
+    }
+
+    @ParameterizedTest(name = "{0} calls/s, window {1} s")
+    @CsvSource({"1, 60", "10, 10", "1000, 10"})
+    void should_hold_its_ratio_when_every_call_wants_a_hedge(double perSecond, long windowSeconds) {
+        HedgeBudget budget =
+                virtual().ratio(0.05).window(Duration.ofSeconds(windowSeconds)).build();
+        long calls = (long) (perSecond * 600); // ten minutes of virtual time
+
+        long granted = drive(time, budget, perSecond, calls, 1.0, 1);
+
+        double achieved = (double) granted / calls;
+        assertThat(achieved).isLessThanOrEqualTo(0.05 + 0.001);
+        // the first window is still filling up, so possibly a little under the ratio over ten minutes
+        assertThat(achieved).isGreaterThanOrEqualTo(0.05 * 0.95);
+        assertThat(budget.snapshot().totalGranted()).isEqualTo(granted);
+        assertThat(budget.snapshot().totalDenied()).isEqualTo(calls - granted);
+    }
+
+    @ParameterizedTest(name = "{0} calls/s")
+    @CsvSource({"10", "1000"})
+    void should_grant_every_request_when_fewer_calls_than_the_ratio_want_a_hedge(double perSecond) {
+        HedgeBudget budget = virtual().ratio(0.05).build();
+        long calls = (long) (perSecond * 300);
+
+        long granted = drive(time, budget, perSecond, calls, 0.02, 7);
+
+        // 2% want a hedge, under the 5% budget: nearly all granted, never over the ratio
+        long wanted = granted + budget.snapshot().totalDenied();
+        assertThat((double) granted / calls).isBetween(0.015, 0.025);
+        // a few denials while the first window fills up and when random bursts exceed the window's tokens
+        assertThat(granted).isGreaterThanOrEqualTo((long) (wanted * 0.8));
+    }
+
+    @Test
+    void should_stay_within_the_ratio_at_every_grant_when_hedges_are_bursty() {
+        HedgeBudget budget = virtual().ratio(0.1).window(Duration.ofSeconds(10)).build();
+        SplittableRandom random = new SplittableRandom(3);
+        for (int i = 0; i < 100_000; i++) {
+            budget.recordPrimary();
+            int wanted = random.nextInt(10) == 0 ? random.nextInt(50) : 0;
+            for (int k = 0; k < wanted; k++) {
+                if (budget.tryAcquire()) {
+                    // right after a grant, the window it was granted on is within the ratio
+                    BudgetSnapshot s = budget.snapshot();
+                    assertThat(s.hedgesInWindow() * 10).isLessThanOrEqualTo(s.primariesInWindow());
+                }
+            }
+            time.advanceNanos(random.nextLong(5_000_000));
+        }
+    }
+
+    @Test
+    void should_grant_no_hedge_when_the_window_holds_fewer_primaries_than_one_token_needs() {
+        // the documented caveat: 1 call/s, 5%, 10 s window -> at most 10 primaries -> 0.5 tokens
+        HedgeBudget budget =
+                virtual().ratio(0.05).window(Duration.ofSeconds(10)).build();
+
+        long granted = drive(time, budget, 1, 600, 1.0, 1);
+
+        assertThat(granted).isZero();
+        assertThat(budget.snapshot().remaining()).isLessThan(1.0);
+    }
+
+    @Test
+    void should_expire_primaries_when_the_window_has_passed() {
+        HedgeBudget budget = virtual().ratio(0.1).window(Duration.ofSeconds(10)).build();
+        for (int i = 0; i < 100; i++) {
+            budget.recordPrimary();
+        }
+        assertThat(budget.snapshot().remaining()).isEqualTo(10.0);
+
+        time.advance(Duration.ofSeconds(10));
+
+        assertThat(budget.snapshot().primariesInWindow()).isZero();
+        assertThat(budget.snapshot().remaining()).isZero();
+        assertThat(budget.tryAcquire()).isFalse();
+    }
+
+    @Test
+    void should_keep_primaries_when_the_window_has_not_passed() {
+        HedgeBudget budget = virtual().ratio(0.1).window(Duration.ofSeconds(10)).build();
+        for (int i = 0; i < 100; i++) {
+            budget.recordPrimary();
+        }
+
+        time.advance(Duration.ofMillis(8_999));
+
+        assertThat(budget.snapshot().primariesInWindow()).isEqualTo(100);
+        assertThat(budget.tryAcquire()).isTrue();
+    }
+
+    @Test
+    void should_expire_hedges_with_their_window_when_time_passes() {
+        HedgeBudget budget = virtual().ratio(0.1).window(Duration.ofSeconds(10)).build();
+        for (int i = 0; i < 100; i++) {
+            budget.recordPrimary();
+        }
+        for (int i = 0; i < 10; i++) {
+            assertThat(budget.tryAcquire()).isTrue();
+        }
+        assertThat(budget.tryAcquire()).isFalse();
+        time.advance(Duration.ofSeconds(5));
+        for (int i = 0; i < 100; i++) {
+            budget.recordPrimary();
+        }
+        // the old hedges still count against the new primaries
+        for (int i = 0; i < 10; i++) {
+            assertThat(budget.tryAcquire()).isTrue();
+        }
+        assertThat(budget.tryAcquire()).isFalse();
+
+        time.advance(Duration.ofSeconds(5)); // the first 100 primaries and 10 hedges leave
+
+        BudgetSnapshot s = budget.snapshot();
+        assertThat(s.primariesInWindow()).isEqualTo(100);
+        assertThat(s.hedgesInWindow()).isEqualTo(10);
+        assertThat(s.remaining()).isZero();
+        assertThat(s.totalGranted()).isEqualTo(20);
+        assertThat(s.totalDenied()).isEqualTo(2);
+    }
+
+    @Test
+    void should_grant_the_floor_when_there_is_no_traffic() {
+        HedgeBudget budget = virtual()
+                .ratio(0)
+                .minPerSecond(0.5)
+                .window(Duration.ofSeconds(10))
+                .build();
+
+        for (int i = 0; i < 5; i++) {
+            assertThat(budget.tryAcquire()).isTrue();
+        }
+        assertThat(budget.tryAcquire()).isFalse();
+        time.advance(Duration.ofSeconds(10));
+        assertThat(budget.snapshot().remaining()).isEqualTo(5.0);
+        assertThat(budget.tryAcquire()).isTrue();
+    }
+
+    @Test
+    void should_add_the_floor_to_the_ratio_when_both_are_set() {
+        HedgeBudget budget = virtual()
+                .ratio(0.1)
+                .minPerSecond(0.2)
+                .window(Duration.ofSeconds(10))
+                .build();
+        for (int i = 0; i < 30; i++) {
+            budget.recordPrimary();
+        }
+        int granted = 0;
+        while (budget.tryAcquire()) {
+            granted++;
+        }
+        assertThat(granted).isEqualTo(3 + 2);
+    }
+
+    @Test
+    void should_have_no_floor_when_none_is_set() {
+        HedgeBudget budget = virtual().build();
+
+        assertThat(budget.minPerSecond()).isZero();
+        assertThat(budget.tryAcquire()).isFalse();
+        assertThat(budget.snapshot().remaining()).isZero();
+    }
+
+    @Test
+    void should_count_exactly_when_the_ratio_is_not_exact_in_binary() {
+        // 0.29 * 100 == 28.999999999999996 in double arithmetic
+        HedgeBudget budget = virtual().ratio(0.29).build();
+        for (int i = 0; i < 100; i++) {
+            budget.recordPrimary();
+        }
+        int granted = 0;
+        while (budget.tryAcquire()) {
+            granted++;
+        }
+        assertThat(granted).isEqualTo(29);
+    }
+
+    @Test
+    void should_cap_at_one_hedge_per_primary_when_the_ratio_is_one() {
+        HedgeBudget budget = virtual().ratio(1.0).build();
+        budget.recordPrimary();
+        budget.recordPrimary();
+
+        assertThat(budget.tryAcquire()).isTrue();
+        assertThat(budget.tryAcquire()).isTrue();
+        assertThat(budget.tryAcquire()).isFalse();
+    }
+
+    @Test
+    void should_never_grant_when_the_ratio_is_zero() {
+        HedgeBudget budget = virtual().ratio(0).build();
+        for (int i = 0; i < 1000; i++) {
+            budget.recordPrimary();
+        }
+        assertThat(budget.tryAcquire()).isFalse();
+    }
+
+    @Test
+    void should_always_grant_and_still_count_when_unlimited() {
+        HedgeBudget budget = HedgeBudget.unlimited();
+        budget.recordPrimary();
+        for (int i = 0; i < 1000; i++) {
+            assertThat(budget.tryAcquire()).isTrue();
+        }
+        BudgetSnapshot s = budget.snapshot();
+        assertThat(budget.isUnlimited()).isTrue();
+        assertThat(s.primariesInWindow()).isEqualTo(1);
+        assertThat(s.hedgesInWindow()).isEqualTo(1000);
+        assertThat(s.totalGranted()).isEqualTo(1000);
+        assertThat(s.totalDenied()).isZero();
+        assertThat(s.remaining()).isInfinite();
+    }
+
+    @Test
+    void should_pool_tokens_when_two_users_share_one_budget() {
+        HedgeBudget shared = virtual().ratio(0.1).build();
+        // user A records 100 primaries and never hedges; user B records 100 and hedges as much as it can
+        for (int i = 0; i < 100; i++) {
+            shared.recordPrimary(); // A
+        }
+        for (int i = 0; i < 100; i++) {
+            shared.recordPrimary(); // B
+        }
+        int grantedToB = 0;
+        while (shared.tryAcquire()) {
+            grantedToB++;
+        }
+        // B spent A's tokens too, and the two together stay within 10% of their combined primaries
+        assertThat(grantedToB).isEqualTo(20);
+        assertThat(shared.tryAcquire()).isFalse(); // nothing left for A
+        assertThat(shared.snapshot().hedgesInWindow()).isEqualTo(20);
+    }
+
+    @Test
+    void should_report_the_window_state_when_snapshotted() {
+        HedgeBudget budget = virtual().ratio(0.05).build();
+        for (int i = 0; i < 50; i++) {
+            budget.recordPrimary();
+        }
+        budget.tryAcquire();
+        budget.tryAcquire();
+        budget.tryAcquire();
+
+        BudgetSnapshot s = budget.snapshot();
+
+        assertThat(s.ratio()).isEqualTo(0.05);
+        assertThat(s.primariesInWindow()).isEqualTo(50);
+        assertThat(s.hedgesInWindow()).isEqualTo(2);
+        assertThat(s.remaining()).isCloseTo(0.5, offset(1e-9));
+        assertThat(s.totalGranted()).isEqualTo(2);
+        assertThat(s.totalDenied()).isEqualTo(1);
+    }
+
+    @Test
+    void should_never_over_grant_when_threads_race() throws Exception {
+        AtomicLong clock = new AtomicLong();
+        HedgeBudget budget = HedgeBudget.builder()
+                .ratio(0.05)
+                .window(Duration.ofHours(1))
+                .ticker(clock::get)
+                .build();
+        int threads = 8;
+        int callsPerThread = 200_000;
+        ExecutorService pool = Executors.newFixedThreadPool(threads);
+        CountDownLatch start = new CountDownLatch(1);
+        List<Future<Long>> results = new ArrayList<>();
+        try {
+            for (int t = 0; t < threads; t++) {
+                results.add(pool.submit(() -> {
+                    start.await();
+                    long granted = 0;
+                    for (int i = 0; i < callsPerThread; i++) {
+                        budget.recordPrimary();
+                        if (budget.tryAcquire()) {
+                            granted++;
+                        }
+                        clock.addAndGet(100); // 0.1 us per call: all within the one-hour window
+                    }
+                    return granted;
+                }));
+            }
+            start.countDown();
+            long granted = 0;
+            for (Future<Long> f : results) {
+                granted += f.get(60, TimeUnit.SECONDS);
+            }
+            long primaries = (long) threads * callsPerThread;
+            BudgetSnapshot s = budget.snapshot();
+            assertThat(s.primariesInWindow()).isEqualTo(primaries);
+            assertThat(granted).isEqualTo(s.totalGranted()).isEqualTo(s.hedgesInWindow());
+            assertThat(granted).isLessThanOrEqualTo(primaries / 20);
+            assertThat(granted).isGreaterThanOrEqualTo(primaries / 20 - threads);
+            assertThat(s.totalGranted() + s.totalDenied()).isEqualTo(primaries);
+        } finally {
+            pool.shutdownNow();
+        }
+    }
+
+    @Test
+    void should_never_over_grant_in_a_window_when_threads_race_while_time_moves() throws Exception {
+        AtomicLong clock = new AtomicLong();
+        HedgeBudget budget = HedgeBudget.builder()
+                .ratio(0.1)
+                .window(Duration.ofMillis(10))
+                .ticker(clock::get)
+                .build();
+        int threads = 4;
+        ExecutorService pool = Executors.newFixedThreadPool(threads + 1);
+        CountDownLatch start = new CountDownLatch(1);
+        List<Future<?>> results = new ArrayList<>();
+        try {
+            for (int t = 0; t < threads; t++) {
+                results.add(pool.submit(() -> {
+                    start.await();
+                    for (int i = 0; i < 200_000; i++) {
+                        budget.recordPrimary();
+                        budget.tryAcquire();
+                        clock.addAndGet(50); // the window (10 ms) holds 200k calls, buckets rotate often
+                    }
+                    return null;
+                }));
+            }
+            start.countDown();
+            for (Future<?> f : results) {
+                f.get(60, TimeUnit.SECONDS);
+            }
+            BudgetSnapshot s = budget.snapshot();
+            long primaries = 4L * 200_000;
+            assertThat(s.totalGranted() + s.totalDenied()).isEqualTo(primaries);
+            // whole run: at most the ratio of all primaries, plus one window's worth for the sliding edge
+            assertThat(s.totalGranted()).isLessThanOrEqualTo(primaries / 10 + 200_000 / 10);
+        } finally {
+            pool.shutdownNow();
+        }
+    }
+
+    @Test
+    void should_reject_a_ratio_when_it_is_out_of_range() {
+        assertThatThrownBy(() -> HedgeBudget.builder().ratio(1.5))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("ratio must be in [0, 1], was 1.5");
+        assertThatThrownBy(() -> HedgeBudget.builder().ratio(-0.1)).hasMessage("ratio must be in [0, 1], was -0.1");
+        assertThatThrownBy(() -> HedgeBudget.builder().ratio(Double.NaN))
+                .hasMessage("ratio must be in [0, 1], was NaN");
+        assertThatThrownBy(() -> HedgeBudget.ofRatio(2)).hasMessage("ratio must be in [0, 1], was 2");
+    }
+
+    @Test
+    void should_reject_a_window_when_it_is_not_positive() {
+        assertThatThrownBy(() -> HedgeBudget.builder().window(Duration.ZERO))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("window must be > 0, was PT0S");
+        assertThatThrownBy(() -> HedgeBudget.builder().window(Duration.ofSeconds(-1)))
+                .hasMessage("window must be > 0, was PT-1S");
+        assertThatThrownBy(() -> HedgeBudget.builder().window(null))
+                .isInstanceOf(NullPointerException.class)
+                .hasMessage("window must not be null");
+    }
+
+    @Test
+    void should_reject_a_window_when_it_does_not_fit_in_nanoseconds() {
+        assertThatThrownBy(() -> HedgeBudget.builder().window(Duration.ofDays(365L * 1000)))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageStartingWith("window must be > 0 and <= PT2562047H47M16.854775807S, was PT");
+    }
+
+    @Test
+    void should_reject_min_per_second_when_it_is_negative_or_not_finite() {
+        assertThatThrownBy(() -> HedgeBudget.builder().minPerSecond(-1))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("minPerSecond must be a finite number >= 0, was -1");
+        assertThatThrownBy(() -> HedgeBudget.builder().minPerSecond(Double.POSITIVE_INFINITY))
+                .hasMessage("minPerSecond must be a finite number >= 0, was Infinity");
+        assertThatThrownBy(() -> HedgeBudget.builder().minPerSecond(Double.NaN))
+                .hasMessage("minPerSecond must be a finite number >= 0, was NaN");
+    }
+
+    @Test
+    void should_reject_a_null_ticker_when_set() {
+        assertThatThrownBy(() -> HedgeBudget.builder().ticker(null))
+                .isInstanceOf(NullPointerException.class)
+                .hasMessage("ticker must not be null");
+    }
+
+    @Test
+    void should_use_the_documented_defaults_when_nothing_is_set() {
+        HedgeBudget budget = HedgeBudget.builder().build();
+
+        assertThat(budget.ratio()).isEqualTo(0.05);
+        assertThat(budget.window()).isEqualTo(Duration.ofSeconds(10));
+        assertThat(budget.minPerSecond()).isZero();
+        assertThat(budget.isUnlimited()).isFalse();
+    }
+}

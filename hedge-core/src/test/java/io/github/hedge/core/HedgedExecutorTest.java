@@ -1,0 +1,431 @@
+package io.github.hedge.core;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.github.hedge.core.event.BudgetExhausted;
+import io.github.hedge.core.event.CallCompleted;
+import io.github.hedge.core.event.HedgeEvent;
+import io.github.hedge.core.event.HedgeSent;
+import io.github.hedge.core.event.HedgeWon;
+import io.github.hedge.core.event.NotHedged;
+import io.github.hedge.core.event.Subscription;
+import io.github.hedge.core.testing.VirtualTimeScheduler;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ExecutionException;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/** The real executor in virtual time: no sleeps, no wall-clock assertions. */
+class HedgedExecutorTest {
+    private static final long MS = 1_000_000L;
+
+    private VirtualTimeScheduler time;
+    private List<HedgeEvent> events;
+
+    @BeforeEach
+    void setUp() {
+        time = new VirtualTimeScheduler();
+        events = new CopyOnWriteArrayList<>();
+    }
+
+    private HedgeConfig.Builder config() {
+        return HedgeConfig.builder()
+                .ticker(time)
+                .scheduler(time)
+                .idempotentByDefault(true)
+                .budget(HedgeBudget.unlimited());
+    }
+
+    private HedgedExecutor executor(HedgeConfig.Builder b) {
+        HedgedExecutor e = HedgedExecutor.of("test", b.build());
+        e.events().subscribe(events::add);
+        return e;
+    }
+
+    private <E extends HedgeEvent> List<E> eventsOf(Class<E> type) {
+        return events.stream().filter(type::isInstance).map(type::cast).toList();
+    }
+
+    @Test
+    void should_send_hedge_exactly_at_fixed_delay_when_primary_is_slow() throws Exception {
+        HedgedExecutor ex = executor(config().delay(DelayPolicy.fixed(Duration.ofMillis(10))));
+        Probe probe = new Probe(time);
+
+        CompletableFuture<String> call = ex.executeAsync(probe);
+        time.advanceNanos(10 * MS - 1);
+        assertThat(probe.attempts()).isEqualTo(1);
+        time.advanceNanos(1);
+        assertThat(probe.attempts()).isEqualTo(2);
+        assertThat(probe.startTimes).containsExactly(0L, 10 * MS);
+        assertThat(probe.contexts.get(1).isHedge()).isTrue();
+
+        probe.succeedAfter(2, 3, "hedge");
+        time.advance(Duration.ofMillis(3));
+
+        assertThat(call.get()).isEqualTo("hedge");
+        assertThat(probe.attempt(1)).isCancelled();
+        assertThat(probe.hooksRun).hasValue(1);
+        assertThat(eventsOf(HedgeWon.class))
+                .singleElement()
+                .extracting(HedgeWon::attemptNumber)
+                .isEqualTo(2);
+        assertThat(time.pendingTasks()).isZero();
+        assertThat(ex.stats().pendingAttempts()).isZero();
+        assertThat(ex.stats().inFlightCalls()).isZero();
+    }
+
+    @Test
+    void should_arm_no_timer_when_primary_completed_synchronously() throws Exception {
+        HedgedExecutor ex = executor(config().delay(DelayPolicy.fixed(Duration.ofMillis(10))));
+        CompletableFuture<String> call = ex.executeAsync(ctx -> CompletableFuture.completedFuture("now"));
+        assertThat(call.get()).isEqualTo("now");
+        assertThat(time.pendingTasks()).isZero();
+        assertThat(ex.stats().attempts()).isEqualTo(1);
+    }
+
+    @Test
+    void should_grow_delay_linearly_when_policy_is_increasing() {
+        HedgedExecutor ex = executor(config().maxAttempts(4)
+                .delay(DelayPolicy.increasing(Duration.ofMillis(10), Duration.ofMillis(5), Duration.ofMillis(100))));
+        Probe probe = new Probe(time);
+        ex.executeAsync(probe);
+        time.advance(Duration.ofMillis(200));
+        // each delay counts from the previous attempt's start: 10, 15, 20
+        assertThat(probe.startTimes).containsExactly(0L, 10 * MS, 25 * MS, 45 * MS);
+        assertThat(eventsOf(NotHedged.class))
+                .singleElement()
+                .extracting(NotHedged::reason)
+                .isEqualTo(NotHedged.Reason.MAX_ATTEMPTS);
+    }
+
+    @Test
+    void should_grow_delay_geometrically_and_cap_when_policy_is_exponential() {
+        HedgedExecutor ex = executor(config().maxAttempts(5)
+                .delay(DelayPolicy.exponential(Duration.ofMillis(10), 2.0, Duration.ofMillis(30))));
+        Probe probe = new Probe(time);
+        ex.executeAsync(probe);
+        time.advance(Duration.ofMillis(500));
+        // 10, 20, 30 (capped from 40), 30 (capped from 80)
+        assertThat(probe.startTimes).containsExactly(0L, 10 * MS, 30 * MS, 60 * MS, 90 * MS);
+    }
+
+    @Test
+    void should_not_hedge_during_warm_up_and_hedge_at_percentile_after() throws Exception {
+        HedgedExecutor ex = executor(
+                config().delay(DelayPolicy.percentile(0.9).minSamples(100).build())
+                        .latencyTracker(LatencyTracker.builder().ticker(time).build()));
+        // warm-up: 99 calls answered after 1..99 ms; none is hedged
+        for (int i = 1; i <= 99; i++) {
+            Probe p = new Probe(time);
+            CompletableFuture<String> call = ex.executeAsync(p);
+            p.succeedAfter(1, i, "v");
+            time.advance(Duration.ofMillis(i));
+            assertThat(call.get()).isEqualTo("v");
+            assertThat(p.attempts()).isEqualTo(1);
+        }
+        assertThat(eventsOf(NotHedged.class))
+                .allMatch(n -> n.reason() == NotHedged.Reason.POLICY_DECLINED)
+                .hasSize(99);
+        Probe p = new Probe(time);
+        CompletableFuture<String> call = ex.executeAsync(p);
+        p.succeedAfter(1, 100, "v");
+        time.advance(Duration.ofMillis(100));
+        call.get();
+        // 100 samples of 1..100 ms: p90 is 90 ms (within histogram precision), so now a hedge waits ~90 ms
+        time.advance(Duration.ofSeconds(2)); // let the tracker refresh
+        long delay = ex.currentDelayNanos();
+        assertThat(delay).isBetween(88 * MS, 92 * MS);
+        Probe slow = new Probe(time);
+        long start = time.nanoTime();
+        ex.executeAsync(slow);
+        time.advanceNanos(delay - 1);
+        assertThat(slow.attempts()).isEqualTo(1);
+        time.advanceNanos(1);
+        assertThat(slow.attempts()).isEqualTo(2);
+        assertThat(slow.startTimes.get(1) - start).isEqualTo(delay);
+    }
+
+    @Test
+    void should_win_with_first_success_when_an_earlier_attempt_failed() throws Exception {
+        HedgedExecutor ex = executor(config().maxAttempts(3).delay(DelayPolicy.fixed(Duration.ofMillis(10))));
+        Probe probe = new Probe(time);
+        CompletableFuture<String> call = ex.executeAsync(probe);
+        time.advance(Duration.ofMillis(10));
+        // the hedge fails first, while the primary is still running: the call must wait
+        probe.attempt(2).completeExceptionally(new IllegalStateException("replica 2 down"));
+        // a retryable failure starts the next attempt at once
+        assertThat(probe.attempts()).isEqualTo(3);
+        assertThat(eventsOf(HedgeSent.class))
+                .extracting(HedgeSent::reason)
+                .containsExactly(HedgeSent.Reason.DELAY_ELAPSED, HedgeSent.Reason.PREVIOUS_FAILED);
+        assertThat(call).isNotDone();
+        probe.attempt(1).complete("primary");
+        assertThat(call.get()).isEqualTo("primary");
+        assertThat(probe.attempt(3)).isCancelled();
+    }
+
+    @Test
+    void should_retry_at_once_when_primary_fails_retryably() throws Exception {
+        HedgedExecutor ex = executor(config().delay(DelayPolicy.fixed(Duration.ofSeconds(1))));
+        Probe probe = new Probe(time);
+        CompletableFuture<String> call = ex.executeAsync(probe);
+        time.advance(Duration.ofMillis(3));
+        probe.attempt(1).completeExceptionally(new java.io.IOException("connection reset"));
+        assertThat(probe.attempts()).isEqualTo(2);
+        assertThat(probe.startTimes.get(1)).isEqualTo(3 * MS);
+        probe.attempt(2).complete("ok");
+        assertThat(call.get()).isEqualTo("ok");
+        assertThat(time.pendingTasks()).isZero();
+    }
+
+    @Test
+    void should_end_at_once_and_cancel_others_when_failure_is_fatal() {
+        HedgedExecutor ex = executor(config().delay(DelayPolicy.fixed(Duration.ofMillis(10)))
+                .errorClassifier(ErrorClassifier.fatalOn(IllegalArgumentException.class)));
+        Probe probe = new Probe(time);
+        CompletableFuture<String> call = ex.executeAsync(probe);
+        time.advance(Duration.ofMillis(10));
+        probe.attempt(2).completeExceptionally(new IllegalArgumentException("bad request"));
+        assertThat(call).isCompletedExceptionally();
+        assertThatThrownBy(call::get).hasCauseInstanceOf(IllegalArgumentException.class);
+        assertThat(probe.attempt(1)).isCancelled();
+        assertThat(time.pendingTasks()).isZero();
+    }
+
+    @Test
+    void should_fail_with_primary_error_and_others_suppressed_when_every_attempt_failed() {
+        HedgedExecutor ex = executor(config().maxAttempts(3).delay(DelayPolicy.fixed(Duration.ofMillis(10))));
+        Probe probe = new Probe(time);
+        CompletableFuture<String> call = ex.executeAsync(probe);
+        time.advance(Duration.ofMillis(20));
+        assertThat(probe.attempts()).isEqualTo(3);
+        probe.attempt(3).completeExceptionally(new RuntimeException("third"));
+        probe.attempt(2).completeExceptionally(new RuntimeException("second"));
+        assertThat(call).isNotDone();
+        RuntimeException primary = new RuntimeException("primary");
+        probe.attempt(1).completeExceptionally(primary);
+        assertThatThrownBy(call::get)
+                .isInstanceOf(ExecutionException.class)
+                .cause()
+                .isSameAs(primary);
+        assertThat(primary.getSuppressed())
+                .extracting(Throwable::getMessage)
+                .containsExactlyInAnyOrder("second", "third");
+        assertThat(ex.stats().failures()).isEqualTo(1);
+    }
+
+    @Test
+    void should_cancel_every_attempt_and_timer_when_caller_cancels() {
+        HedgedExecutor ex = executor(config().maxAttempts(3).delay(DelayPolicy.fixed(Duration.ofMillis(10))));
+        Probe probe = new Probe(time);
+        CompletableFuture<String> call = ex.executeAsync(probe);
+        time.advance(Duration.ofMillis(10));
+        assertThat(call.cancel(true)).isTrue();
+        assertThat(probe.attempt(1)).isCancelled();
+        assertThat(probe.attempt(2)).isCancelled();
+        assertThat(probe.hooksRun).hasValue(2);
+        assertThat(time.pendingTasks()).isZero();
+        time.advance(Duration.ofSeconds(1));
+        assertThat(probe.attempts()).isEqualTo(2);
+        assertThat(eventsOf(CallCompleted.class))
+                .singleElement()
+                .extracting(CallCompleted::outcome)
+                .isEqualTo(CallCompleted.CallOutcome.CANCELLED);
+        assertThat(ex.stats().pendingAttempts()).isZero();
+    }
+
+    @Test
+    void should_cancel_attempts_when_caller_completes_future_itself() {
+        HedgedExecutor ex = executor(config().delay(DelayPolicy.fixed(Duration.ofMillis(10))));
+        Probe probe = new Probe(time);
+        CompletableFuture<String> call = ex.executeAsync(probe);
+        // as completeOnTimeout or a caller-side fallback would
+        assertThat(call.complete("fallback")).isTrue();
+        assertThat(call.join()).isEqualTo("fallback");
+        assertThat(probe.attempt(1)).isCancelled();
+        assertThat(time.pendingTasks()).isZero();
+    }
+
+    @Test
+    void should_fail_with_deadline_and_cancel_everything_when_deadline_passes() {
+        HedgedExecutor ex = executor(config().maxAttempts(3)
+                .delay(DelayPolicy.fixed(Duration.ofMillis(10)))
+                .deadline(Duration.ofMillis(15)));
+        Probe probe = new Probe(time);
+        CompletableFuture<String> call = ex.executeAsync(probe);
+        time.advance(Duration.ofMillis(15));
+        assertThatThrownBy(call::get).cause().isInstanceOf(DeadlineExceededException.class);
+        assertThat(probe.futures).allMatch(CompletableFuture::isCancelled).hasSize(2);
+        assertThat(time.pendingTasks()).isZero();
+        assertThat(ex.stats().deadlineExceeded()).isEqualTo(1);
+    }
+
+    @Test
+    void should_use_per_call_deadline_over_executor_default() {
+        HedgedExecutor ex = executor(config().deadline(Duration.ofSeconds(10)));
+        Probe probe = new Probe(time);
+        CompletableFuture<String> call = ex.executeAsync(
+                CallOptions.builder().deadline(Duration.ofMillis(5)).build(), probe);
+        time.advance(Duration.ofMillis(5));
+        assertThat(call).isCompletedExceptionally();
+    }
+
+    @Test
+    void should_run_exactly_once_when_call_is_not_idempotent() {
+        HedgedExecutor ex =
+                executor(config().idempotentByDefault(false).delay(DelayPolicy.fixed(Duration.ofMillis(1))));
+        Probe probe = new Probe(time);
+        CompletableFuture<String> call = ex.executeAsync(probe);
+        time.advance(Duration.ofMillis(50));
+        assertThat(probe.attempts()).isEqualTo(1);
+        probe.attempt(1).completeExceptionally(new java.io.IOException("reset"));
+        // not even a failure is retried
+        assertThat(probe.attempts()).isEqualTo(1);
+        assertThat(call).isCompletedExceptionally();
+        assertThat(eventsOf(NotHedged.class))
+                .singleElement()
+                .extracting(NotHedged::reason)
+                .isEqualTo(NotHedged.Reason.NON_IDEMPOTENT);
+        assertThat(ex.stats().notHedgedNonIdempotent()).isEqualTo(1);
+    }
+
+    @Test
+    void should_respect_per_call_non_idempotent_over_idempotent_default() {
+        HedgedExecutor ex = executor(config().delay(DelayPolicy.fixed(Duration.ofMillis(1))));
+        Probe probe = new Probe(time);
+        ex.executeAsync(CallOptions.nonIdempotent(), probe);
+        time.advance(Duration.ofMillis(50));
+        assertThat(probe.attempts()).isEqualTo(1);
+    }
+
+    @Test
+    void should_treat_throw_null_and_completed_future_as_attempt_outcomes() throws Exception {
+        HedgedExecutor ex = executor(config().maxAttempts(3).delay(DelayPolicy.fixed(Duration.ofMillis(10))));
+        CompletableFuture<String> call = ex.executeAsync(ctx -> {
+            switch (ctx.attemptNumber()) {
+                case 1:
+                    throw new IllegalStateException("sync throw");
+                case 2:
+                    return null;
+                default:
+                    return CompletableFuture.completedFuture("third");
+            }
+        });
+        assertThat(call.get()).isEqualTo("third");
+        assertThat(ex.stats().attempts()).isEqualTo(3);
+        assertThat(time.pendingTasks()).isZero();
+    }
+
+    @Test
+    void should_complete_call_when_a_listener_throws() throws Exception {
+        HedgedExecutor ex = executor(config().delay(DelayPolicy.fixed(Duration.ofMillis(10))));
+        ex.events().subscribe(e -> {
+            throw new IllegalStateException("listener bug");
+        });
+        Probe probe = new Probe(time);
+        CompletableFuture<String> call = ex.executeAsync(probe);
+        time.advance(Duration.ofMillis(10));
+        probe.attempt(2).complete("b");
+        assertThat(call.get()).isEqualTo("b");
+    }
+
+    @Test
+    void should_stop_delivering_events_when_subscription_closed() {
+        HedgedExecutor ex = HedgedExecutor.of("test", config().build());
+        List<HedgeEvent> seen = new CopyOnWriteArrayList<>();
+        Subscription s = ex.events().subscribe(seen::add);
+        ex.executeAsync(ctx -> CompletableFuture.completedFuture("x"));
+        int n = seen.size();
+        s.close();
+        ex.executeAsync(ctx -> CompletableFuture.completedFuture("x"));
+        assertThat(seen).hasSize(n);
+        assertThat(ex.events().hasListeners()).isFalse();
+    }
+
+    @Test
+    void should_not_hedge_when_budget_is_exhausted() {
+        HedgedExecutor ex = executor(config().delay(DelayPolicy.fixed(Duration.ofMillis(10)))
+                .budget(HedgeBudget.builder().ratio(0.1).ticker(time).build()));
+        int hedged = 0;
+        for (int i = 0; i < 100; i++) {
+            Probe probe = new Probe(time);
+            CompletableFuture<String> call = ex.executeAsync(probe);
+            time.advance(Duration.ofMillis(10));
+            hedged += probe.attempts() - 1;
+            probe.attempt(1).complete("a");
+            assertThat(call).isDone();
+        }
+        assertThat(hedged).isBetween(1, 10);
+        assertThat(eventsOf(BudgetExhausted.class)).hasSize(100 - hedged);
+        assertThat(ex.stats().budgetDenied()).isEqualTo(100 - hedged);
+    }
+
+    @Test
+    void should_report_tried_targets_to_later_attempts() {
+        HedgedExecutor ex = executor(config().maxAttempts(3).delay(DelayPolicy.fixed(Duration.ofMillis(10))));
+        Probe probe = new Probe(time);
+        ex.executeAsync(ctx -> {
+            ctx.reportTarget("replica-" + ctx.attemptNumber());
+            return probe.start(ctx);
+        });
+        time.advance(Duration.ofMillis(20));
+        assertThat(probe.contexts.get(0).triedTargets()).isEmpty();
+        assertThat(probe.contexts.get(1).triedTargets()).containsExactly("replica-1");
+        assertThat(probe.contexts.get(2).triedTargets()).containsExactly("replica-1", "replica-2");
+    }
+
+    @Test
+    void should_honour_pushback_and_stop_when_server_says_so() {
+        HedgedExecutor ex = executor(config().maxAttempts(3).delay(DelayPolicy.fixed(Duration.ofMillis(10))));
+        Probe probe = new Probe(time);
+        ex.executeAsync(ctx -> {
+            CompletableFuture<String> f = probe.start(ctx);
+            if (ctx.attemptNumber() == 1) {
+                ctx.pushback(Duration.ofMillis(30));
+            } else {
+                ctx.stopFurtherAttempts();
+            }
+            return f;
+        });
+        time.advance(Duration.ofMillis(29));
+        assertThat(probe.attempts()).isEqualTo(1);
+        time.advance(Duration.ofMillis(1));
+        assertThat(probe.attempts()).isEqualTo(2);
+        time.advance(Duration.ofSeconds(1));
+        assertThat(probe.attempts()).isEqualTo(2);
+        assertThat(time.pendingTasks()).isZero();
+    }
+
+    @Test
+    void should_record_each_attempts_own_latency_including_cancelled_losers() throws Exception {
+        LatencyTracker tracker = LatencyTracker.builder().ticker(time).build();
+        HedgedExecutor ex = executor(config().latencyTracker(tracker).delay(DelayPolicy.fixed(Duration.ofMillis(10))));
+        Probe probe = new Probe(time);
+        CompletableFuture<String> call = ex.executeAsync(ctx -> {
+            ctx.reportTarget("r" + ctx.attemptNumber());
+            return probe.start(ctx);
+        });
+        time.advance(Duration.ofMillis(10));
+        probe.succeedAfter(2, 5, "b");
+        time.advance(Duration.ofMillis(5));
+        call.get();
+        time.advance(Duration.ofSeconds(2));
+        // the loser ran 15 ms before it was cancelled, the winner 5 ms; the call's 15 ms end-to-end is not a sample
+        assertThat(tracker.sampleCount()).isEqualTo(2);
+        assertThat(tracker.summary("r1").maxNanos()).isBetween(14 * MS, 16 * MS);
+        assertThat(tracker.summary("r2").maxNanos()).isBetween(4 * MS, 6 * MS);
+    }
+
+    @Test
+    void should_throw_cancellation_to_caller_when_cancelled() {
+        HedgedExecutor ex = executor(config());
+        CompletableFuture<String> call = ex.executeAsync(new Probe(time));
+        call.cancel(false);
+        assertThatThrownBy(call::join).isInstanceOf(CancellationException.class);
+    }
+}

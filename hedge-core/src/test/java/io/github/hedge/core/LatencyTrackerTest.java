@@ -1,0 +1,583 @@
+package io.github.hedge.core;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.withinPercentage;
+
+import io.github.hedge.core.internal.LogLinearBuckets;
+import io.github.hedge.core.testing.VirtualTimeScheduler;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Random;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.api.Test;
+
+class LatencyTrackerTest {
+    private static final long MS = TimeUnit.MILLISECONDS.toNanos(1);
+    private static final long US = TimeUnit.MICROSECONDS.toNanos(1);
+
+    private final VirtualTimeScheduler time = new VirtualTimeScheduler();
+
+    private LatencyTracker tracker() {
+        return LatencyTracker.builder().ticker(time).build();
+    }
+
+    private LatencyTracker tracker(Duration window, Duration refresh) {
+        return LatencyTracker.builder()
+                .ticker(time)
+                .window(window)
+                .refreshInterval(refresh)
+                .build();
+    }
+
+    private void nextRefresh() {
+        time.advance(Duration.ofSeconds(1));
+    }
+
+    // ------------------------------------------------------------------ percentiles
+
+    @Test
+    void should_report_percentiles_within_two_percent_when_distribution_is_uniform() {
+        LatencyTracker t = tracker();
+        for (int i = 1; i <= 10_000; i++) {
+            t.record(i * US);
+        }
+        nextRefresh();
+
+        assertThat(t.sampleCount()).isEqualTo(10_000);
+        assertThat(t.percentileNanos(0.5)).isCloseTo(5_000 * US, withinPercentage(2));
+        assertThat(t.percentileNanos(0.9)).isCloseTo(9_000 * US, withinPercentage(2));
+        assertThat(t.percentileNanos(0.99)).isCloseTo(9_900 * US, withinPercentage(2));
+        assertThat(t.percentileNanos(0.999)).isCloseTo(9_990 * US, withinPercentage(2));
+        assertThat(t.percentileNanos(0.25)).isCloseTo(2_500 * US, withinPercentage(2));
+        assertThat(t.summary().maxNanos()).isCloseTo(10_000 * US, withinPercentage(2));
+    }
+
+    @Test
+    void should_report_percentiles_within_two_percent_when_distribution_is_exponential() {
+        LatencyTracker t = tracker();
+        Random random = new Random(42);
+        long[] samples = new long[50_000];
+        for (int i = 0; i < samples.length; i++) {
+            samples[i] = (long) (-Math.log(1 - random.nextDouble()) * 2 * MS);
+            t.record(samples[i]);
+        }
+        java.util.Arrays.sort(samples);
+        nextRefresh();
+
+        for (double p : new double[] {0.5, 0.9, 0.95, 0.99, 0.999}) {
+            long exact = samples[(int) Math.ceil(p * samples.length) - 1];
+            assertThat(t.percentileNanos(p)).as("p%s", p).isBetween(exact, (long) (exact * 1.02));
+        }
+    }
+
+    @Test
+    void should_never_report_below_true_value_and_at_most_1_6_percent_above_when_any_single_value_recorded() {
+        Random random = new Random(7);
+        for (int i = 0; i < 20_000; i++) {
+            long v = (long) Math.exp(random.nextDouble() * Math.log(LogLinearBuckets.MAX_VALUE));
+            int index = LogLinearBuckets.indexOf(v);
+            assertThat(LogLinearBuckets.lowestValue(index)).isLessThanOrEqualTo(v);
+            assertThat(LogLinearBuckets.highestValue(index)).isGreaterThanOrEqualTo(v);
+            assertThat((double) LogLinearBuckets.highestValue(index)).isLessThanOrEqualTo(v * (1 + 1.0 / 64) + 1);
+        }
+        for (int index = 1; index < LogLinearBuckets.BUCKET_COUNT; index++) {
+            assertThat(LogLinearBuckets.lowestValue(index))
+                    .isEqualTo(LogLinearBuckets.highestValue(index - 1) + 1)
+                    .isEqualTo(LogLinearBuckets.lowestValue(
+                            LogLinearBuckets.indexOf(LogLinearBuckets.lowestValue(index))));
+        }
+    }
+
+    @Test
+    void should_report_exact_values_when_latencies_are_below_128_ns() {
+        LatencyTracker t = tracker();
+        for (int i = 0; i < 10; i++) {
+            t.record(100);
+        }
+        nextRefresh();
+
+        assertThat(t.summary()).isEqualTo(new LatencySummary(10, 100, 100, 100, 100, 100, 100));
+    }
+
+    @Test
+    void should_clamp_to_zero_and_one_hour_when_values_are_out_of_range() {
+        LatencyTracker t = tracker();
+        t.record(-5);
+        t.record(Long.MAX_VALUE);
+        nextRefresh();
+
+        assertThat(t.sampleCount()).isEqualTo(2);
+        assertThat(t.percentileNanos(0.5)).isZero();
+        assertThat(t.summary().maxNanos()).isEqualTo(TimeUnit.HOURS.toNanos(1));
+        assertThat(t.percentileNanos(0.99)).isEqualTo(TimeUnit.HOURS.toNanos(1));
+    }
+
+    @Test
+    void should_return_minus_one_and_empty_summary_when_window_is_empty() {
+        LatencyTracker t = tracker();
+        nextRefresh();
+
+        assertThat(t.percentileNanos(0.99)).isEqualTo(-1);
+        assertThat(t.percentileNanos(0.73)).isEqualTo(-1);
+        assertThat(t.sampleCount()).isZero();
+        assertThat(t.summary()).isEqualTo(LatencySummary.EMPTY);
+        assertThat(t.medianTargetPercentileNanos(0.99, 0)).isEqualTo(-1);
+        assertThat(t.targetSummaries()).isEmpty();
+    }
+
+    @Test
+    void should_show_samples_only_after_next_refresh_when_just_recorded() {
+        LatencyTracker t = tracker();
+        t.record(MS);
+        time.advance(Duration.ofMillis(999));
+        assertThat(t.sampleCount()).isZero();
+
+        time.advance(Duration.ofMillis(1));
+        assertThat(t.sampleCount()).isEqualTo(1);
+    }
+
+    @Test
+    void should_compute_new_percentile_at_once_and_keep_it_updated_when_requested_first_time() {
+        LatencyTracker t = tracker();
+        for (int i = 1; i <= 100; i++) {
+            t.record(i * MS);
+        }
+        nextRefresh();
+        assertThat(t.percentileNanos(0.75)).isCloseTo(75 * MS, withinPercentage(2));
+
+        for (int i = 0; i < 300; i++) {
+            t.record(500 * MS);
+        }
+        nextRefresh();
+        assertThat(t.percentileNanos(0.75)).isCloseTo(500 * MS, withinPercentage(2));
+    }
+
+    @Test
+    void should_stay_correct_when_more_distinct_percentiles_than_cached_are_requested() {
+        LatencyTracker t = tracker();
+        for (int i = 1; i <= 1000; i++) {
+            t.record(i * MS);
+        }
+        nextRefresh();
+
+        for (int i = 1; i < 200; i++) {
+            double p = i / 200.0;
+            assertThat(t.percentileNanos(p))
+                    .as("p=%s", p)
+                    .isCloseTo((long) Math.ceil(p * 1000) * MS, withinPercentage(2));
+            assertThat(t.percentileNanos(p))
+                    .as("p=%s again", p)
+                    .isCloseTo((long) Math.ceil(p * 1000) * MS, withinPercentage(2));
+        }
+    }
+
+    // ------------------------------------------------------------------ window
+
+    @Test
+    void should_drop_old_samples_when_window_slides_past_them() {
+        LatencyTracker t = tracker(Duration.ofSeconds(10), Duration.ofSeconds(1));
+        for (int i = 0; i < 100; i++) {
+            t.record(MS);
+        }
+        nextRefresh(); // t = 1 s: the first batch is visible
+        assertThat(t.sampleCount()).isEqualTo(100);
+
+        time.advance(Duration.ofSeconds(5)); // t = 6 s
+        for (int i = 0; i < 50; i++) {
+            t.record(2 * MS);
+        }
+        nextRefresh(); // t = 7 s
+        assertThat(t.sampleCount()).isEqualTo(150);
+        assertThat(t.percentileNanos(0.5)).isCloseTo(MS, withinPercentage(2));
+
+        time.advance(Duration.ofSeconds(3)); // t = 10 s: the first batch has counted 9 s
+        assertThat(t.sampleCount()).isEqualTo(150);
+
+        nextRefresh(); // t = 11 s: it has counted for the whole 10 s window
+        assertThat(t.sampleCount()).isEqualTo(50);
+        assertThat(t.percentileNanos(0.5)).isCloseTo(2 * MS, withinPercentage(2));
+        assertThat(t.summary().maxNanos()).isCloseTo(2 * MS, withinPercentage(2));
+
+        time.advance(Duration.ofSeconds(6)); // t = 17 s
+        assertThat(t.sampleCount()).isEqualTo(0);
+        assertThat(t.percentileNanos(0.5)).isEqualTo(-1);
+    }
+
+    @Test
+    void should_keep_samples_when_idle_gap_is_shorter_than_window() {
+        LatencyTracker t = tracker(Duration.ofSeconds(30), Duration.ofSeconds(1));
+        t.record(3 * MS);
+        nextRefresh();
+
+        time.advance(Duration.ofSeconds(28));
+
+        assertThat(t.sampleCount()).isEqualTo(1);
+        assertThat(t.percentileNanos(0.99)).isCloseTo(3 * MS, withinPercentage(2));
+    }
+
+    @Test
+    void should_empty_window_when_idle_gap_is_longer_than_window() {
+        LatencyTracker t = tracker(Duration.ofSeconds(30), Duration.ofSeconds(1));
+        t.record("a", 3 * MS);
+        nextRefresh();
+        assertThat(t.sampleCount()).isEqualTo(1);
+
+        time.advance(Duration.ofDays(3));
+
+        assertThat(t.sampleCount()).isZero();
+        assertThat(t.percentileNanos(0.99)).isEqualTo(-1);
+        assertThat(t.summary()).isEqualTo(LatencySummary.EMPTY);
+        assertThat(t.summary("a")).isEqualTo(LatencySummary.EMPTY);
+        assertThat(t.medianTargetPercentileNanos(0.99, 1)).isEqualTo(-1);
+
+        t.record(7 * MS);
+        nextRefresh();
+        assertThat(t.sampleCount()).isEqualTo(1);
+        assertThat(t.percentileNanos(0.99)).isCloseTo(7 * MS, withinPercentage(2));
+    }
+
+    @Test
+    void should_slide_in_refresh_steps_when_refresh_does_not_divide_window() {
+        // ceil(1000 / 300) = 4 slices of 300 ms: a sample counts for 1.2 s from the refresh that sees it
+        LatencyTracker t = tracker(Duration.ofMillis(1000), Duration.ofMillis(300));
+        t.record(MS);
+        time.advance(Duration.ofMillis(300));
+        assertThat(t.sampleCount()).isEqualTo(1);
+        time.advance(Duration.ofMillis(1199));
+        assertThat(t.sampleCount()).isEqualTo(1);
+        time.advance(Duration.ofMillis(1));
+        assertThat(t.sampleCount()).isZero();
+    }
+
+    // ------------------------------------------------------------------ targets
+
+    @Test
+    void should_track_targets_apart_from_cluster_when_targets_are_given() {
+        LatencyTracker t = tracker();
+        for (int i = 0; i < 100; i++) {
+            t.record("a", MS);
+            t.record("b", 5 * MS);
+            t.record(null, 3 * MS);
+            t.record(3 * MS);
+        }
+        nextRefresh();
+
+        assertThat(t.sampleCount()).isEqualTo(400);
+        assertThat(t.sampleCount("a")).isEqualTo(100);
+        assertThat(t.sampleCount("b")).isEqualTo(100);
+        assertThat(t.percentileNanos(0.5, "a")).isCloseTo(MS, withinPercentage(2));
+        assertThat(t.percentileNanos(0.5, "b")).isCloseTo(5 * MS, withinPercentage(2));
+        assertThat(t.percentileNanos(0.6, "b")).isCloseTo(5 * MS, withinPercentage(2));
+        assertThat(t.percentileNanos(0.5)).isCloseTo(3 * MS, withinPercentage(2));
+        assertThat(t.summary("a").count()).isEqualTo(100);
+        assertThat(t.summary("b").p99Nanos()).isCloseTo(5 * MS, withinPercentage(2));
+        assertThat(t.targetSummaries()).containsOnlyKeys("a", "b");
+        assertThat(t.targetSummaries().get("a")).isEqualTo(t.summary("a"));
+    }
+
+    @Test
+    void should_report_nothing_when_target_is_unknown() {
+        LatencyTracker t = tracker();
+        t.record("a", MS);
+        nextRefresh();
+
+        assertThat(t.sampleCount("zzz")).isZero();
+        assertThat(t.percentileNanos(0.99, "zzz")).isEqualTo(-1);
+        assertThat(t.percentileNanos(0.42, "zzz")).isEqualTo(-1);
+        assertThat(t.summary("zzz")).isSameAs(LatencySummary.EMPTY);
+        assertThat(t.sampleCount(null)).isZero();
+        assertThat(t.summary(null)).isSameAs(LatencySummary.EMPTY);
+        assertThat(t.percentileNanos(0.99, null)).isEqualTo(-1);
+    }
+
+    @Test
+    void should_return_healthy_target_percentile_as_lower_median_when_one_of_three_targets_is_10x_slower() {
+        LatencyTracker t = tracker();
+        for (int i = 1; i <= 1000; i++) {
+            long base = i * US; // 1 us .. 1 ms
+            t.record("healthy-1", base);
+            t.record("healthy-2", base + base / 5);
+            t.record("slow", base * 10);
+        }
+        nextRefresh();
+
+        long median = t.medianTargetPercentileNanos(0.99, 100);
+
+        assertThat(median).isEqualTo(t.percentileNanos(0.99, "healthy-2"));
+        assertThat(median).isCloseTo(1188 * US, withinPercentage(2));
+        assertThat(t.percentileNanos(0.99)).isGreaterThan(median);
+    }
+
+    @Test
+    void should_take_lower_of_two_when_two_targets_qualify() {
+        LatencyTracker t = tracker();
+        for (int i = 0; i < 10; i++) {
+            t.record("fast", MS);
+            t.record("slow", 8 * MS);
+        }
+        nextRefresh();
+
+        assertThat(t.medianTargetPercentileNanos(0.9, 10)).isEqualTo(t.percentileNanos(0.9, "fast"));
+    }
+
+    @Test
+    void should_leave_out_targets_with_too_few_samples_when_computing_median() {
+        LatencyTracker t = tracker();
+        for (int i = 0; i < 100; i++) {
+            t.record("busy", 2 * MS);
+        }
+        for (int i = 0; i < 5; i++) {
+            t.record("quiet-1", 50 * US);
+            t.record("quiet-2", 60 * US);
+        }
+        nextRefresh();
+
+        assertThat(t.medianTargetPercentileNanos(0.99, 10)).isCloseTo(2 * MS, withinPercentage(2));
+        assertThat(t.medianTargetPercentileNanos(0.99, 1)).isCloseTo(60 * US, withinPercentage(2));
+        assertThat(t.medianTargetPercentileNanos(0.99, 1000)).isEqualTo(-1);
+    }
+
+    @Test
+    void should_keep_median_updated_when_targets_change_after_first_request() {
+        LatencyTracker t = tracker(Duration.ofSeconds(5), Duration.ofSeconds(1));
+        for (int i = 0; i < 20; i++) {
+            t.record("a", MS);
+        }
+        nextRefresh();
+        assertThat(t.medianTargetPercentileNanos(0.5, 20)).isCloseTo(MS, withinPercentage(2));
+
+        time.advance(Duration.ofSeconds(10)); // a's samples leave the window
+        for (int i = 0; i < 20; i++) {
+            t.record("b", 4 * MS);
+            t.record("c", 6 * MS);
+            t.record("d", 9 * MS);
+        }
+        nextRefresh();
+        assertThat(t.medianTargetPercentileNanos(0.5, 20)).isCloseTo(6 * MS, withinPercentage(2));
+    }
+
+    @Test
+    void should_stay_correct_when_more_distinct_median_keys_than_cached_are_requested() {
+        LatencyTracker t = tracker();
+        for (int i = 0; i < 100; i++) {
+            t.record("a", MS);
+            t.record("b", 2 * MS);
+            t.record("c", 3 * MS);
+        }
+        nextRefresh();
+
+        for (int minSamples = 0; minSamples < 150; minSamples++) {
+            long expected = minSamples <= 100 ? 2 * MS : -1;
+            if (expected < 0) {
+                assertThat(t.medianTargetPercentileNanos(0.5, minSamples)).isEqualTo(-1);
+            } else {
+                assertThat(t.medianTargetPercentileNanos(0.5, minSamples)).isCloseTo(expected, withinPercentage(2));
+            }
+        }
+    }
+
+    @Test
+    void should_record_cluster_wide_only_when_max_targets_is_reached() {
+        LatencyTracker t = LatencyTracker.builder().ticker(time).maxTargets(2).build();
+        t.record("a", MS);
+        t.record("b", MS);
+        t.record("c", MS);
+        t.record("c", MS);
+        nextRefresh();
+
+        assertThat(t.sampleCount()).isEqualTo(4);
+        assertThat(t.targetSummaries()).containsOnlyKeys("a", "b");
+        assertThat(t.sampleCount("c")).isZero();
+        assertThat(t.summary("c")).isEqualTo(LatencySummary.EMPTY);
+    }
+
+    @Test
+    void should_forget_idle_target_and_admit_new_one_when_target_had_no_samples_for_a_window() {
+        LatencyTracker t = LatencyTracker.builder()
+                .ticker(time)
+                .maxTargets(1)
+                .window(Duration.ofSeconds(10))
+                .build();
+        t.record("old", MS);
+        nextRefresh();
+        assertThat(t.targetSummaries()).containsOnlyKeys("old");
+
+        time.advance(Duration.ofSeconds(11));
+        assertThat(t.targetSummaries()).isEmpty();
+
+        t.record("new", 2 * MS);
+        nextRefresh();
+        assertThat(t.targetSummaries()).containsOnlyKeys("new");
+        assertThat(t.percentileNanos(0.5, "new")).isCloseTo(2 * MS, withinPercentage(2));
+    }
+
+    @Test
+    void should_keep_target_when_it_still_has_samples_in_window() {
+        LatencyTracker t = LatencyTracker.builder()
+                .ticker(time)
+                .maxTargets(1)
+                .window(Duration.ofSeconds(10))
+                .build();
+        for (int s = 0; s < 30; s++) {
+            if (s % 5 == 0) {
+                t.record("steady", MS);
+            }
+            nextRefresh();
+            assertThat(t.targetSummaries()).as("at %s s", s).containsOnlyKeys("steady");
+        }
+    }
+
+    // ------------------------------------------------------------------ concurrency
+
+    @Test
+    void should_lose_no_sample_when_many_threads_record_while_another_refreshes() throws Exception {
+        LatencyTracker t = LatencyTracker.builder()
+                .ticker(time)
+                .window(Duration.ofMinutes(10))
+                .refreshInterval(Duration.ofSeconds(1))
+                .build();
+        int threads = 8;
+        int perThread = 200_000;
+        CountDownLatch start = new CountDownLatch(1);
+        AtomicBoolean done = new AtomicBoolean();
+        AtomicReference<Throwable> failure = new AtomicReference<>();
+        List<Thread> writers = new ArrayList<>();
+        for (int w = 0; w < threads; w++) {
+            String target = "t" + (w % 3);
+            Thread thread = new Thread(() -> {
+                try {
+                    start.await();
+                    for (int i = 0; i < perThread; i++) {
+                        t.record(target, 1000 + (i % 5000) * US);
+                    }
+                } catch (Throwable e) {
+                    failure.compareAndSet(null, e);
+                }
+            });
+            thread.start();
+            writers.add(thread);
+        }
+        Thread refresher = new Thread(() -> {
+            try {
+                start.await();
+                long seen = 0;
+                while (!done.get()) {
+                    if (time.nanoTime() < Duration.ofMinutes(5).toNanos()) {
+                        time.advance(Duration.ofMillis(250)); // every sample stays inside the window
+                    }
+                    long count = t.sampleCount();
+                    if (count < seen) {
+                        throw new AssertionError("count went down from " + seen + " to " + count);
+                    }
+                    seen = count;
+                    t.percentileNanos(0.99);
+                    t.medianTargetPercentileNanos(0.9, 1);
+                    Thread.onSpinWait();
+                }
+            } catch (Throwable e) {
+                failure.compareAndSet(null, e);
+            }
+        });
+        refresher.start();
+        start.countDown();
+        for (Thread w : writers) {
+            w.join();
+        }
+        done.set(true);
+        refresher.join();
+        nextRefresh();
+
+        assertThat(failure.get()).isNull();
+        assertThat(time.nanoTime()).isLessThan(Duration.ofMinutes(10).toNanos());
+        assertThat(t.sampleCount()).isEqualTo((long) threads * perThread);
+        long perTargetTotal = t.sampleCount("t0") + t.sampleCount("t1") + t.sampleCount("t2");
+        assertThat(perTargetTotal).isEqualTo((long) threads * perThread);
+        assertThat(t.sampleCount("t0")).isEqualTo(3L * perThread);
+    }
+
+    // ------------------------------------------------------------------ validation
+
+    @Test
+    void should_fail_with_setting_range_and_value_when_window_is_not_positive() {
+        assertThatThrownBy(() -> LatencyTracker.builder().window(Duration.ZERO))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("window must be > 0, was PT0S");
+        assertThatThrownBy(() -> LatencyTracker.builder().window(Duration.ofSeconds(-1)))
+                .hasMessage("window must be > 0, was PT-1S");
+        assertThatThrownBy(() -> LatencyTracker.builder().window(null))
+                .isInstanceOf(NullPointerException.class)
+                .hasMessage("window must not be null");
+    }
+
+    @Test
+    void should_fail_with_setting_range_and_value_when_refresh_interval_is_invalid() {
+        assertThatThrownBy(() -> LatencyTracker.builder().refreshInterval(Duration.ofMillis(-5)))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("refreshInterval must be > 0, was PT-0.005S");
+        assertThatThrownBy(() -> LatencyTracker.builder()
+                        .window(Duration.ofSeconds(1))
+                        .refreshInterval(Duration.ofSeconds(2))
+                        .build())
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("refreshInterval must be <= window (PT1S), was PT2S");
+        assertThatThrownBy(() -> LatencyTracker.builder()
+                        .window(Duration.ofSeconds(30))
+                        .refreshInterval(Duration.ofMillis(10))
+                        .build())
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("window / refreshInterval must be <= 600 slices, was 3000 (window PT30S,"
+                        + " refreshInterval PT0.01S)");
+    }
+
+    @Test
+    void should_fail_with_setting_range_and_value_when_max_targets_or_ticker_is_invalid() {
+        assertThatThrownBy(() -> LatencyTracker.builder().maxTargets(0))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("maxTargets must be >= 1, was 0");
+        assertThatThrownBy(() -> LatencyTracker.builder().ticker(null))
+                .isInstanceOf(NullPointerException.class)
+                .hasMessage("ticker must not be null");
+    }
+
+    @Test
+    void should_fail_with_range_and_value_when_percentile_or_min_samples_is_invalid() {
+        LatencyTracker t = tracker();
+        assertThatThrownBy(() -> t.percentileNanos(1.5))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("percentile must be in (0, 1), was 1.5");
+        assertThatThrownBy(() -> t.percentileNanos(0, "a")).hasMessage("percentile must be in (0, 1), was 0");
+        assertThatThrownBy(() -> t.percentileNanos(Double.NaN)).hasMessage("percentile must be in (0, 1), was NaN");
+        assertThatThrownBy(() -> t.medianTargetPercentileNanos(1, 1)).hasMessage("percentile must be in (0, 1), was 1");
+        assertThatThrownBy(() -> t.medianTargetPercentileNanos(0.5, -1))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("minSamples must be >= 0, was -1");
+    }
+
+    @Test
+    void should_build_working_tracker_with_documented_defaults_when_of_defaults_is_used() {
+        LatencyTracker t = LatencyTracker.ofDefaults();
+
+        assertThat(t.window()).isEqualTo(Duration.ofSeconds(30));
+        assertThat(t.refreshInterval()).isEqualTo(Duration.ofSeconds(1));
+        assertThat(t.maxTargets()).isEqualTo(1024);
+        t.record("a", MS);
+        assertThat(t.sampleCount()).isBetween(0L, 1L);
+        assertThat(t.toString()).contains("window=PT30S");
+    }
+
+    @Test
+    void should_allow_reusing_builder_when_building_twice() {
+        LatencyTracker.Builder b = LatencyTracker.builder().ticker(time).window(Duration.ofSeconds(5));
+        LatencyTracker first = b.build();
+        LatencyTracker second = b.window(Duration.ofSeconds(7)).build();
+
+        assertThat(first.window()).isEqualTo(Duration.ofSeconds(5));
+        assertThat(second.window()).isEqualTo(Duration.ofSeconds(7));
+        assertThat(first.sampleCount()).isZero();
+    }
+}

@@ -1,0 +1,157 @@
+package io.github.hedge.core;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.github.hedge.core.spi.Schedulers;
+import io.github.resilience4j.core.ContextPropagator;
+import java.io.IOException;
+import java.lang.reflect.Method;
+import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Consumer;
+import java.util.function.Supplier;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * The blocking form on real threads (on JDK 21+ the default attempt executor uses virtual
+ * threads; the build runs these tests on a newer JDK too). Nothing here asserts a duration: a
+ * primary that blocks until interrupted can only lose.
+ */
+@Timeout(value = 60, unit = TimeUnit.SECONDS)
+class SyncFormTest {
+
+    private static HedgeConfig.Builder config() {
+        return HedgeConfig.builder()
+                .idempotentByDefault(true)
+                .budget(HedgeBudget.unlimited())
+                .delay(DelayPolicy.fixed(Duration.ofMillis(1)));
+    }
+
+    @Test
+    void should_return_hedge_result_and_interrupt_primary_when_primary_blocks() throws Exception {
+        HedgedExecutor ex = HedgedExecutor.of("sync", config().build());
+        CountDownLatch primaryInterrupted = new CountDownLatch(1);
+        CountDownLatch primaryStarted = new CountDownLatch(1);
+        AtomicBoolean first = new AtomicBoolean(true);
+        String result = ex.execute(() -> {
+            if (first.getAndSet(false)) {
+                primaryStarted.countDown();
+                try {
+                    new CountDownLatch(1).await(); // blocks until interrupted
+                } catch (InterruptedException e) {
+                    primaryInterrupted.countDown();
+                    throw e;
+                }
+                return "primary";
+            }
+            primaryStarted.await();
+            return "hedge";
+        });
+        assertThat(result).isEqualTo("hedge");
+        assertThat(primaryInterrupted.await(30, TimeUnit.SECONDS)).isTrue();
+        assertThat(ex.stats().hedgesWon()).isEqualTo(1);
+    }
+
+    @Test
+    void should_rethrow_attempt_exception_when_every_attempt_fails() {
+        HedgedExecutor ex = HedgedExecutor.of("sync", config().build());
+        assertThatThrownBy(() -> ex.execute(() -> {
+                    throw new IOException("down");
+                }))
+                .isInstanceOf(IOException.class)
+                .hasMessage("down");
+    }
+
+    @Test
+    void should_run_once_when_sync_call_is_not_idempotent() throws Exception {
+        HedgedExecutor ex = HedgedExecutor.of("sync", config().build());
+        java.util.concurrent.atomic.AtomicInteger runs = new java.util.concurrent.atomic.AtomicInteger();
+        assertThatThrownBy(() -> ex.execute(CallOptions.nonIdempotent(), () -> {
+                    runs.incrementAndGet();
+                    throw new IOException("down");
+                }))
+                .isInstanceOf(IOException.class);
+        assertThat(runs).hasValue(1);
+    }
+
+    @Test
+    void should_run_attempts_on_virtual_threads_when_jdk_has_them() throws Exception {
+        HedgedExecutor ex = HedgedExecutor.of("sync", config().build());
+        boolean virtual = ex.execute(() -> isVirtual(Thread.currentThread()));
+        assertThat(virtual).isEqualTo(Runtime.version().feature() >= 21);
+    }
+
+    @Test
+    void should_propagate_thread_local_context_into_attempts() throws Exception {
+        ThreadLocal<String> requestId = new ThreadLocal<>();
+        ContextPropagator<String> propagator = new ContextPropagator<>() {
+            @Override
+            public Supplier<Optional<String>> retrieve() {
+                return () -> Optional.ofNullable(requestId.get());
+            }
+
+            @Override
+            public Consumer<Optional<String>> copy() {
+                return v -> v.ifPresent(requestId::set);
+            }
+
+            @Override
+            public Consumer<Optional<String>> clear() {
+                return v -> requestId.remove();
+            }
+        };
+        HedgedExecutor ex = HedgedExecutor.of(
+                "sync", config().contextPropagators(List.of(propagator)).build());
+        requestId.set("req-42");
+        try {
+            assertThat(ex.execute(requestId::get)).isEqualTo("req-42");
+        } finally {
+            requestId.remove();
+        }
+    }
+
+    @Test
+    void should_cancel_attempts_when_caller_thread_is_interrupted() throws Exception {
+        HedgedExecutor ex = HedgedExecutor.of(
+                "sync", config().maxAttempts(1).scheduler(Schedulers.shared()).build());
+        CountDownLatch started = new CountDownLatch(1);
+        CountDownLatch attemptInterrupted = new CountDownLatch(1);
+        Thread caller = new Thread(() -> {
+            try {
+                ex.execute(() -> {
+                    started.countDown();
+                    try {
+                        new CountDownLatch(1).await();
+                    } catch (InterruptedException e) {
+                        attemptInterrupted.countDown();
+                    }
+                    return "never";
+                });
+            } catch (Exception expected) {
+                // InterruptedException
+            }
+        });
+        caller.start();
+        assertThat(started.await(30, TimeUnit.SECONDS)).isTrue();
+        caller.interrupt();
+        assertThat(attemptInterrupted.await(30, TimeUnit.SECONDS)).isTrue();
+        caller.join();
+        assertThat(ex.stats().pendingAttempts()).isZero();
+        assertThat(ex.stats().cancelled()).isEqualTo(1);
+    }
+
+    private static boolean isVirtual(Thread t) {
+        try {
+            Method m = Thread.class.getMethod("isVirtual");
+            return (boolean) m.invoke(t);
+        } catch (ReflectiveOperationException e) {
+            return false;
+        }
+    }
+}
