@@ -16,7 +16,7 @@ import java.util.function.BiConsumer;
  * stage. Its state moves once from RUNNING to SUCCEEDED, FAILED or CANCELLED, so it is counted and
  * recorded exactly once.
  */
-final class Attempt<T> implements AttemptContext, BiConsumer<T, Throwable> {
+final class Attempt<T> implements AttemptContext, BiConsumer<T, Throwable>, Runnable {
     static final int RUNNING = 0;
     static final int SUCCEEDED = 1;
     static final int FAILED = 2;
@@ -45,6 +45,10 @@ final class Attempt<T> implements AttemptContext, BiConsumer<T, Throwable> {
     // written before the state moves, read after (under the call's monitor or after the state CAS)
     volatile long endNanos;
     volatile Throwable error;
+    /** The delay armed after this attempt before the next, for the HedgeSent event; written before arming. */
+    volatile long hedgeDelayNanos;
+    /** Reserved by a failure as a retry and not started yet; guarded by the call's monitor. */
+    boolean retryPending;
 
     Attempt(HedgedCall<T> call, int number, long startNanos, List<String> triedBefore) {
         this.call = call;
@@ -113,6 +117,12 @@ final class Attempt<T> implements AttemptContext, BiConsumer<T, Throwable> {
         if (state == CANCELLED) {
             cancelStage(s);
         }
+    }
+
+    /** The hedge timer armed after this attempt fired. */
+    @Override
+    public void run() {
+        call.onHedgeTimer(this);
     }
 
     @Override

@@ -55,8 +55,8 @@ public final class Engine {
     final LongAdder hedgesWon = new LongAdder();
     final LongAdder budgetDenied = new LongAdder();
     final LongAdder notHedgedNonIdempotent = new LongAdder();
-    final LongAdder inFlightCalls = new LongAdder();
-    final LongAdder pendingAttempts = new LongAdder();
+    /** Attempts that completed or were cancelled; pending = attempts - attemptsEnded. */
+    final LongAdder attemptsEnded = new LongAdder();
 
     public Engine(String name, HedgeConfig config) {
         this.name = name;
@@ -98,19 +98,27 @@ public final class Engine {
     }
 
     public HedgeStats stats() {
+        // ends are read before starts, so a call racing this read never shows as negative in flight
+        long ok = successes.sum();
+        long failed = failures.sum();
+        long deadline = deadlineExceeded.sum();
+        long cancel = cancelled.sum();
+        long ended = attemptsEnded.sum();
+        long callsStarted = calls.sum();
+        long attemptsStarted = attempts.sum();
         return new HedgeStats(
-                calls.sum(),
-                successes.sum(),
-                failures.sum(),
-                deadlineExceeded.sum(),
-                cancelled.sum(),
-                attempts.sum(),
+                callsStarted,
+                ok,
+                failed,
+                deadline,
+                cancel,
+                attemptsStarted,
                 hedgesSent.sum(),
                 hedgesWon.sum(),
                 budgetDenied.sum(),
                 notHedgedNonIdempotent.sum(),
-                inFlightCalls.sum(),
-                pendingAttempts.sum());
+                Math.max(0, callsStarted - ok - failed - deadline - cancel),
+                Math.max(0, attemptsStarted - ended));
     }
 
     /** The policy's delay before {@code attemptNumber}; a policy that throws means no hedge. */

@@ -17,7 +17,6 @@ import io.github.hedge.core.spi.ScheduledTask;
 import io.github.resilience4j.core.ContextPropagator;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
@@ -25,185 +24,125 @@ import java.util.concurrent.ExecutionException;
 
 /**
  * One hedged call; it is also the caller's future, so cancelling or completing it from outside
- * cancels every attempt. Decisions are taken under the call's monitor; user code (attempt
- * functions, cancel hooks, listeners, the caller's dependent stages) always runs outside it.
+ * cancels every attempt, and the {@link DelayContext} its delay policy sees.
+ *
+ * <p>Decisions (start an attempt, end the call) are taken under the call's monitor, and an attempt
+ * is reserved there before it runs, so a hedge timer racing a retry cannot start an extra attempt.
+ * User code (attempt functions, policies, cancel hooks, listeners, the caller's dependent stages)
+ * always runs outside the monitor. The hot path — a primary that wins before its delay — takes
+ * the monitor twice and reads the clock three times.
  */
-final class HedgedCall<T> extends CompletableFuture<T> {
+final class HedgedCall<T> extends CompletableFuture<T> implements DelayContext {
     private static final int RUNNING = 0;
     private static final int DONE = 1;
 
     final Engine engine;
     final AttemptFunction<T> fn;
-    final boolean idempotent;
-    final long deadlineNanos;
-    final CallOptions options;
-    final long callId;
     final long startNanos;
+    private final long deadlineNanos;
+    private final CallOptions options;
+    /** 1 for a call that may not be hedged. */
+    private final int maxAttempts;
 
-    // guarded by this
-    private final Attempt<T>[] attempts;
-    private int started;
+    private volatile int state = RUNNING; // written under the monitor
+    private volatile int started; // written under the monitor (or before the call is published)
+    private Attempt<T> first; // guarded by this once published
+    private Attempt<T>[] more; // attempts 2..maxAttempts, allocated by the first hedge
     private int inFlight;
-    private int state = RUNNING;
     private ScheduledTask hedgeTimer;
     private ScheduledTask deadlineTimer;
-    private long pushbackUntilNanos = Long.MIN_VALUE;
-    private boolean stopHedging;
+    private volatile long pushbackUntilNanos = Long.MIN_VALUE;
+    private volatile boolean stopHedging;
     private boolean notHedgedPublished;
-    private long lastDelayNanos;
-    private int timerGeneration;
+    private long callId;
 
     /** Whether hedges and retries must carry the caller's thread-local context. */
     private final boolean propagate;
 
-    /** Starts a retry with the caller's context; null when no propagator is set (then no allocation). */
-    private final Runnable retryStarter;
+    /** Runs reserved retries with the caller's context; null when no propagator is set. */
+    private final Runnable retryRunner;
 
-    @SuppressWarnings("unchecked")
     HedgedCall(Engine engine, AttemptFunction<T> fn, boolean idempotent, long deadlineNanos, CallOptions options) {
         this.engine = engine;
         this.fn = fn;
-        this.idempotent = idempotent;
         this.deadlineNanos = deadlineNanos;
         this.options = options;
-        this.callId = engine.nextCallId();
+        this.maxAttempts = idempotent ? engine.maxAttempts : 1;
         this.startNanos = engine.ticker.nanoTime();
-        int slots = idempotent ? engine.maxAttempts : 1;
-        this.attempts = (Attempt<T>[]) new Attempt<?>[slots];
-        this.propagate = !engine.propagators.isEmpty() && slots > 1;
-        // context must be retrieved here, on the caller's thread
-        this.retryStarter = propagate ? ContextPropagator.decorateRunnable(engine.propagators, this::onRetry) : null;
+        this.propagate = !engine.propagators.isEmpty() && maxAttempts > 1;
+        // the context must be retrieved here, on the caller's thread
+        this.retryRunner =
+                propagate ? ContextPropagator.decorateRunnable(engine.propagators, this::runReservedRetries) : null;
     }
 
     // ---------------------------------------------------------------- start
 
     void start() {
         engine.calls.increment();
-        engine.inFlightCalls.increment();
-        boolean hedgeable = idempotent && engine.maxAttempts > 1;
+        boolean hedgeable = maxAttempts > 1;
         if (hedgeable) {
             engine.budget.recordPrimary();
         } else if (engine.maxAttempts > 1) {
             engine.noteNonIdempotent();
             publishNotHedged(NotHedged.Reason.NON_IDEMPOTENT);
         }
-        Attempt<T> primary = launch(1);
-        if (primary == null) {
-            return;
+        // not yet shared with any other thread: no monitor needed to register the primary
+        Attempt<T> primary = new Attempt<>(this, 1, startNanos, List.of());
+        first = primary;
+        started = 1;
+        inFlight = 1;
+        engine.attempts.increment();
+        run(primary);
+        if (state == DONE) {
+            return; // decided already (e.g. a synchronously completed primary): arm no timer at all
         }
-        // arm timers only if the primary has not already decided the call
-        if (deadlineNanos > 0 && !isDoneInternal()) {
+        if (deadlineNanos > 0) {
             ScheduledTask t = engine.scheduler.schedule(this::onDeadline, deadlineNanos);
-            storeTimer(t, true);
+            boolean cancelNow;
+            synchronized (this) {
+                cancelNow = state == DONE;
+                if (!cancelNow) {
+                    deadlineTimer = t;
+                }
+            }
+            if (cancelNow) {
+                t.cancel();
+            }
         }
         if (hedgeable) {
             armHedgeTimer(primary);
         }
     }
 
-    private synchronized boolean isDoneInternal() {
-        return state == DONE;
-    }
-
-    /** Stores a timer, or cancels it at once if the call ended meanwhile. */
-    private void storeTimer(ScheduledTask t, boolean deadline) {
-        boolean cancelNow;
-        synchronized (this) {
-            cancelNow = state == DONE;
-            if (!cancelNow) {
-                if (deadline) {
-                    deadlineTimer = t;
-                } else {
-                    hedgeTimer = t;
-                }
-            }
-        }
-        if (cancelNow) {
-            t.cancel();
-        }
-    }
-
-    /** After attempt {@code prev} started: decide the delay before the next one and arm its timer. */
-    private void armHedgeTimer(Attempt<T> prev) {
-        int next = prev.number + 1;
-        boolean stop;
-        synchronized (this) {
-            if (state == DONE || started >= next) {
-                return;
-            }
-            if (next > attempts.length) {
-                stop = false;
-                next = -1;
-            } else {
-                stop = stopHedging;
-            }
-        }
-        if (next < 0) {
-            if (attempts.length > 1) {
-                publishNotHedged(NotHedged.Reason.MAX_ATTEMPTS);
-            }
-            return;
-        }
-        if (stop) {
-            publishNotHedged(NotHedged.Reason.PUSHBACK);
-            return;
-        }
-        // policies are user code: asked outside the lock
-        long delay = engine.delayNanos(new Ctx(next, prev.triedIncludingSelf()));
-        if (delay < 0) {
-            publishNotHedged(NotHedged.Reason.POLICY_DECLINED);
-            return;
-        }
-        long now = engine.ticker.nanoTime();
-        int gen;
-        synchronized (this) {
-            if (state == DONE || started >= next) {
-                return;
-            }
-            // the delay counts from the previous attempt's start; pushback may stretch it
-            long due = Math.max(prev.startNanos + delay, pushbackUntilNanos);
-            delay = Math.max(0, due - now);
-            lastDelayNanos = Math.max(0, due - prev.startNanos);
-            gen = ++timerGeneration;
-        }
-        scheduleHedgeTimer(gen, delay);
-    }
-
-    /**
-     * Arms the hedge timer of generation {@code gen}. A timer whose generation is no longer current
-     * (a retry started the attempt it was armed for) does nothing when it fires.
-     */
-    private void scheduleHedgeTimer(int gen, long delayNanos) {
-        Runnable fire = () -> onHedgeTimer(gen);
-        if (propagate) {
-            fire = ContextPropagator.decorateRunnable(engine.propagators, fire);
-        }
-        storeTimer(engine.scheduler.schedule(fire, delayNanos), false);
-    }
-
     // ---------------------------------------------------------------- attempts
 
-    /**
-     * Registers and starts attempt {@code number}. Returns null if the call ended first.
-     */
-    private Attempt<T> launch(int number) {
-        Attempt<T> a;
-        synchronized (this) {
-            if (state == DONE || started >= number || number > attempts.length) {
-                return null;
-            }
-            a = new Attempt<>(this, number, engine.ticker.nanoTime(), triedTargetsLocked());
-            attempts[number - 1] = a;
-            started = number;
-            inFlight++;
+    private Attempt<T> attempt(int number) {
+        return number == 1 ? first : more[number - 2];
+    }
+
+    /** Registers attempt {@code started + 1} under the monitor; the caller runs it outside. */
+    private Attempt<T> reserveLocked(long now) {
+        int number = started + 1;
+        Attempt<T> a = new Attempt<>(this, number, now, triedTargetsLocked(number));
+        if (more == null) {
+            @SuppressWarnings("unchecked")
+            Attempt<T>[] array = (Attempt<T>[]) new Attempt<?>[maxAttempts - 1];
+            more = array;
         }
-        engine.attempts.increment();
-        engine.pendingAttempts.increment();
-        if (number > 1) {
+        more[number - 2] = a;
+        started = number;
+        inFlight++;
+        return a;
+    }
+
+    /** Starts a registered attempt: calls the attempt function and wires its outcome. */
+    private void run(Attempt<T> a) {
+        if (a.number > 1) {
+            engine.attempts.increment();
             engine.hedgesSent.increment();
         }
         if (engine.events.hasListeners()) {
-            engine.events.publish(new AttemptStarted(engine.name, callId, number, a.startNanos));
+            engine.events.publish(new AttemptStarted(engine.name, callId(), a.number, a.startNanos));
         }
         CompletionStage<T> stage;
         try {
@@ -213,7 +152,7 @@ final class HedgedCall<T> extends CompletableFuture<T> {
             }
         } catch (Throwable t) {
             onAttemptDone(a, null, t);
-            return a;
+            return;
         }
         a.attach(stage);
         if (stage instanceof CompletableFuture<T> cf && cf.isDone()) {
@@ -229,17 +168,15 @@ final class HedgedCall<T> extends CompletableFuture<T> {
         } else {
             stage.whenComplete(a);
         }
-        return a;
     }
 
-    private List<String> triedTargetsLocked() {
+    private List<String> triedTargetsLocked(int before) {
         List<String> out = null;
-        for (int i = 0; i < started; i++) {
-            Attempt<T> p = attempts[i];
-            String t = p == null ? null : p.target;
+        for (int i = 1; i < before; i++) {
+            String t = attempt(i).target;
             if (t != null) {
                 if (out == null) {
-                    out = new ArrayList<>(started);
+                    out = new ArrayList<>(before);
                 }
                 out.add(t);
             }
@@ -247,99 +184,133 @@ final class HedgedCall<T> extends CompletableFuture<T> {
         return out == null ? List.of() : List.copyOf(out);
     }
 
-    synchronized List<String> triedTargetsBefore(int number) {
-        List<String> out = new ArrayList<>(number);
-        for (int i = 0; i < number - 1 && i < started; i++) {
-            String t = attempts[i] == null ? null : attempts[i].target;
-            if (t != null) {
-                out.add(t);
-            }
+    // ---------------------------------------------------------------- hedge timer
+
+    /** After attempt {@code prev} started: ask the policy for the next delay and arm the timer. */
+    private void armHedgeTimer(Attempt<T> prev) {
+        if (state == DONE || started != prev.number) {
+            return; // pre-check; the monitor below decides
         }
-        return List.copyOf(out);
+        if (prev.number >= maxAttempts) {
+            if (maxAttempts > 1) {
+                publishNotHedged(NotHedged.Reason.MAX_ATTEMPTS);
+            }
+            return;
+        }
+        if (stopHedging) {
+            publishNotHedged(NotHedged.Reason.PUSHBACK);
+            return;
+        }
+        long delay = engine.delayNanos(this); // policies are user code: outside the monitor
+        if (delay < 0) {
+            publishNotHedged(NotHedged.Reason.POLICY_DECLINED);
+            return;
+        }
+        // the delay counts from the previous attempt's start; pushback may stretch it
+        long due = Math.max(prev.startNanos + delay, pushbackUntilNanos);
+        prev.hedgeDelayNanos = due - prev.startNanos;
+        scheduleHedgeTimer(prev, due - engine.ticker.nanoTime());
     }
 
-    private void onHedgeTimer(int gen) {
-        int next;
+    /** Arms the timer that starts the attempt after {@code prev}; the attempt object is the task. */
+    private void scheduleHedgeTimer(Attempt<T> prev, long delayNanos) {
+        Runnable task = propagate ? ContextPropagator.decorateRunnable(engine.propagators, prev) : prev;
+        ScheduledTask t = engine.scheduler.schedule(task, Math.max(0, delayNanos));
+        boolean cancelNow;
+        synchronized (this) {
+            cancelNow = state == DONE || started != prev.number;
+            if (!cancelNow) {
+                hedgeTimer = t;
+            }
+        }
+        if (cancelNow) {
+            t.cancel();
+        }
+    }
+
+    /** The timer armed after attempt {@code prev} fired. */
+    void onHedgeTimer(Attempt<T> prev) {
+        Attempt<T> next = null;
         long wait = -1;
         boolean stop = false;
+        boolean denied = false;
         synchronized (this) {
-            if (state == DONE || gen != timerGeneration) {
-                return;
+            if (state == DONE || started != prev.number) {
+                return; // a retry started the next attempt first, or the call ended
             }
             hedgeTimer = null;
-            next = started + 1;
-            if (next > attempts.length) {
-                return;
-            }
             if (stopHedging) {
                 stop = true;
             } else {
                 long now = engine.ticker.nanoTime();
                 if (pushbackUntilNanos > now) {
-                    // pushback arrived after the timer was armed: wait it out
-                    wait = pushbackUntilNanos - now;
+                    wait = pushbackUntilNanos - now; // pushback arrived after the timer was armed
+                } else if (engine.budget.tryAcquire()) {
+                    next = reserveLocked(now);
+                } else {
+                    denied = true;
                 }
             }
         }
         if (stop) {
             publishNotHedged(NotHedged.Reason.PUSHBACK);
-            return;
+        } else if (wait >= 0) {
+            scheduleHedgeTimer(prev, wait);
+        } else if (denied) {
+            denied(prev.number + 1);
+        } else {
+            startHedge(next, HedgeSent.Reason.DELAY_ELAPSED, prev.hedgeDelayNanos);
         }
-        if (wait >= 0) {
-            scheduleHedgeTimer(gen, wait);
-            return;
-        }
-        if (!engine.budget.tryAcquire()) {
-            denied(next);
-            return;
-        }
-        long delay;
-        synchronized (this) {
-            delay = lastDelayNanos;
-        }
-        startHedge(next, HedgeSent.Reason.DELAY_ELAPSED, delay);
     }
 
-    private void onRetry() {
-        int next;
-        synchronized (this) {
-            if (state == DONE) {
+    private void startHedge(Attempt<T> a, HedgeSent.Reason reason, long delayNanos) {
+        if (engine.events.hasListeners()) {
+            engine.events.publish(new HedgeSent(engine.name, callId(), a.number, reason, delayNanos, a.startNanos));
+        }
+        run(a);
+        armHedgeTimer(a);
+    }
+
+    /** Starts the retries reserved by failures, in order. */
+    private void runReservedRetries() {
+        while (true) {
+            Attempt<T> next = null;
+            synchronized (this) {
+                for (int i = 2; i <= started; i++) {
+                    Attempt<T> a = more[i - 2];
+                    if (a.retryPending) {
+                        a.retryPending = false;
+                        next = a;
+                        break;
+                    }
+                }
+            }
+            if (next == null) {
                 return;
             }
-            next = started + 1;
-        }
-        startHedge(next, HedgeSent.Reason.PREVIOUS_FAILED, 0);
-    }
-
-    private void startHedge(int number, HedgeSent.Reason reason, long delayNanos) {
-        if (engine.events.hasListeners()) {
-            engine.events.publish(
-                    new HedgeSent(engine.name, callId, number, reason, delayNanos, engine.ticker.nanoTime()));
-        }
-        Attempt<T> a = launch(number);
-        if (a != null) {
-            armHedgeTimer(a);
+            startHedge(next, HedgeSent.Reason.PREVIOUS_FAILED, 0);
         }
     }
 
     private void denied(int number) {
         engine.budgetDenied.increment();
         if (engine.events.hasListeners()) {
-            engine.events.publish(new BudgetExhausted(engine.name, callId, number, engine.ticker.nanoTime()));
+            engine.events.publish(new BudgetExhausted(engine.name, callId(), number, engine.ticker.nanoTime()));
         }
         publishNotHedged(NotHedged.Reason.BUDGET_EXHAUSTED);
     }
 
     private void publishNotHedged(NotHedged.Reason reason) {
+        if (!engine.events.hasListeners()) {
+            return;
+        }
         synchronized (this) {
             if (notHedgedPublished) {
                 return;
             }
             notHedgedPublished = true;
         }
-        if (engine.events.hasListeners()) {
-            engine.events.publish(new NotHedged(engine.name, callId, reason, engine.ticker.nanoTime()));
-        }
+        engine.events.publish(new NotHedged(engine.name, callId(), reason, engine.ticker.nanoTime()));
     }
 
     // ---------------------------------------------------------------- outcomes
@@ -351,13 +322,14 @@ final class HedgedCall<T> extends CompletableFuture<T> {
         if (!a.finish(error == null ? Attempt.SUCCEEDED : Attempt.FAILED, now, cause)) {
             return; // it was cancelled first: a loser, already accounted for
         }
-        engine.pendingAttempts.decrement();
+        engine.attemptsEnded.increment();
         if (error == null) {
             engine.tracker.record(a.target, now - a.startNanos);
         }
         ErrorClassifier.Decision decision = error == null ? null : classify(cause);
+        ScheduledTask hedgeT = null;
+        ScheduledTask deadlineT = null;
         List<Attempt<T>> losers = null;
-        ScheduledTask[] timers = null;
         Throwable failure = null;
         boolean win = false;
         boolean retry = false;
@@ -371,13 +343,13 @@ final class HedgedCall<T> extends CompletableFuture<T> {
                 win = true;
             } else {
                 boolean fatal = decision == ErrorClassifier.Decision.FATAL;
-                if (!fatal && idempotent && !stopHedging && started < attempts.length) {
+                if (!fatal && !stopHedging && started < maxAttempts) {
                     if (engine.budget.tryAcquire()) {
-                        retry = true;
                         // the next attempt starts now; its own timer replaces the pending one
-                        timers = new ScheduledTask[] {hedgeTimer};
+                        reserveLocked(now).retryPending = true;
+                        retry = true;
+                        hedgeT = hedgeTimer;
                         hedgeTimer = null;
-                        timerGeneration++;
                     } else {
                         deniedNumber = started + 1;
                     }
@@ -395,20 +367,22 @@ final class HedgedCall<T> extends CompletableFuture<T> {
             if (win || failure != null) {
                 state = DONE;
                 losers = runningLocked();
-                timers = new ScheduledTask[] {hedgeTimer, deadlineTimer};
+                hedgeT = hedgeTimer;
+                deadlineT = deadlineTimer;
                 hedgeTimer = null;
                 deadlineTimer = null;
             }
         }
-        cancelTimers(timers);
+        cancel(hedgeT);
+        cancel(deadlineT);
         if (deniedNumber > 0) {
             denied(deniedNumber);
         }
         if (retry) {
-            if (retryStarter != null) {
-                retryStarter.run();
+            if (retryRunner != null) {
+                retryRunner.run();
             } else {
-                onRetry();
+                runReservedRetries();
             }
             return;
         }
@@ -420,7 +394,7 @@ final class HedgedCall<T> extends CompletableFuture<T> {
             if (a.number > 1) {
                 engine.hedgesWon.increment();
                 if (engine.events.hasListeners()) {
-                    engine.events.publish(new HedgeWon(engine.name, callId, a.number, a.target, now));
+                    engine.events.publish(new HedgeWon(engine.name, callId(), a.number, a.target, now));
                 }
             }
             engine.successes.increment();
@@ -444,35 +418,32 @@ final class HedgedCall<T> extends CompletableFuture<T> {
 
     /** The primary's failure with every other attempt's failure suppressed. */
     private Throwable primaryFailureLocked() {
-        Attempt<T> primary = attempts[0];
-        Throwable main = primary.error;
-        for (int i = 1; i < started; i++) {
-            Attempt<T> o = attempts[i];
-            if (o != null && o.error != null && o.error != main) {
-                main.addSuppressed(o.error);
-            }
-        }
+        Throwable main = first.error;
+        attachOthersLocked(main, first);
         return main;
     }
 
     private void attachOthersLocked(Throwable main, Attempt<T> except) {
-        for (int i = 0; i < started; i++) {
-            Attempt<T> o = attempts[i];
-            if (o != null && o != except && o.error != null && o.error != main) {
+        for (int i = 1; i <= started; i++) {
+            Attempt<T> o = attempt(i);
+            if (o != except && o.error != null && o.error != main) {
                 main.addSuppressed(o.error);
             }
         }
     }
 
+    /** Attempts still running; from now on none is in flight. */
     private List<Attempt<T>> runningLocked() {
         List<Attempt<T>> out = null;
-        for (int i = 0; i < started; i++) {
-            Attempt<T> o = attempts[i];
-            if (o != null && o.isRunning()) {
-                if (out == null) {
-                    out = new ArrayList<>(2);
+        if (inFlight > 0) {
+            for (int i = 1; i <= started; i++) {
+                Attempt<T> o = attempt(i);
+                if (o.isRunning()) {
+                    if (out == null) {
+                        out = new ArrayList<>(2);
+                    }
+                    out.add(o);
                 }
-                out.add(o);
             }
         }
         inFlight = 0;
@@ -485,21 +456,16 @@ final class HedgedCall<T> extends CompletableFuture<T> {
         }
         for (Attempt<T> o : running) {
             if (o.cancel(now)) {
-                engine.pendingAttempts.decrement();
+                engine.attemptsEnded.increment();
                 // a cancelled loser ran at least this long: its censored latency keeps the estimate honest
                 engine.tracker.record(o.target, now - o.startNanos);
             }
         }
     }
 
-    private static void cancelTimers(ScheduledTask[] timers) {
-        if (timers == null) {
-            return;
-        }
-        for (ScheduledTask t : timers) {
-            if (t != null) {
-                t.cancel();
-            }
+    private static void cancel(ScheduledTask t) {
+        if (t != null) {
+            t.cancel();
         }
     }
 
@@ -520,9 +486,7 @@ final class HedgedCall<T> extends CompletableFuture<T> {
             hedge = hedgeTimer;
             hedgeTimer = null;
         }
-        if (hedge != null) {
-            hedge.cancel();
-        }
+        cancel(hedge);
         cancelAll(running, now);
         engine.deadlineExceeded.increment();
         finish(CallCompleted.CallOutcome.DEADLINE_EXCEEDED, 0, now);
@@ -530,9 +494,10 @@ final class HedgedCall<T> extends CompletableFuture<T> {
     }
 
     /** The caller completed or cancelled this future: stop everything. */
-    private void endedFromOutside(boolean cancelled) {
+    private void endedFromOutside() {
         List<Attempt<T>> running;
-        ScheduledTask[] timers;
+        ScheduledTask hedgeT;
+        ScheduledTask deadlineT;
         long now = engine.ticker.nanoTime();
         synchronized (this) {
             if (state == DONE) {
@@ -540,35 +505,34 @@ final class HedgedCall<T> extends CompletableFuture<T> {
             }
             state = DONE;
             running = runningLocked();
-            timers = new ScheduledTask[] {hedgeTimer, deadlineTimer};
+            hedgeT = hedgeTimer;
+            deadlineT = deadlineTimer;
             hedgeTimer = null;
             deadlineTimer = null;
         }
-        cancelTimers(timers);
+        cancel(hedgeT);
+        cancel(deadlineT);
         cancelAll(running, now);
         engine.cancelled.increment();
         finish(CallCompleted.CallOutcome.CANCELLED, 0, now);
     }
 
-    /** Common end of a call: counters and the CallCompleted event with the per-attempt trace. */
+    /** Publishes CallCompleted with the per-attempt trace, when anyone listens. */
     private void finish(CallCompleted.CallOutcome outcome, int winner, long now) {
-        engine.inFlightCalls.decrement();
         if (!engine.events.hasListeners()) {
             return;
         }
         List<AttemptRecord> trace;
         synchronized (this) {
             trace = new ArrayList<>(started);
-            for (int i = 0; i < started; i++) {
-                Attempt<T> o = attempts[i];
-                if (o != null) {
-                    trace.add(o.record(startNanos, now, o.number == winner));
-                }
+            for (int i = 1; i <= started; i++) {
+                Attempt<T> o = attempt(i);
+                trace.add(o.record(startNanos, now, o.number == winner));
             }
         }
         engine.events.publish(new CallCompleted(
                 engine.name,
-                callId,
+                callId(),
                 outcome,
                 now - startNanos,
                 winner,
@@ -576,6 +540,14 @@ final class HedgedCall<T> extends CompletableFuture<T> {
                 options.operation(),
                 options.details(),
                 now));
+    }
+
+    /** The call's id, assigned when the first event needs it (no shared counter on the hot path). */
+    private synchronized long callId() {
+        if (callId == 0) {
+            callId = engine.nextCallId();
+        }
+        return callId;
     }
 
     // ---------------------------------------------------------------- pushback (from AttemptContext)
@@ -601,13 +573,40 @@ final class HedgedCall<T> extends CompletableFuture<T> {
         }
     }
 
+    // ---------------------------------------------------------------- DelayContext (for the policy)
+
+    @Override
+    public int attemptNumber() {
+        return started + 1;
+    }
+
+    @Override
+    public synchronized List<String> triedTargets() {
+        return triedTargetsLocked(started + 1);
+    }
+
+    @Override
+    public String previousTarget() {
+        int n = started;
+        Attempt<T> last;
+        synchronized (this) {
+            last = attempt(n);
+        }
+        return last.target;
+    }
+
+    @Override
+    public LatencyTracker latency() {
+        return engine.tracker;
+    }
+
     // ---------------------------------------------------------------- the caller's future
 
     @Override
     public boolean cancel(boolean mayInterruptIfRunning) {
         boolean r = super.cancel(mayInterruptIfRunning);
         if (r) {
-            endedFromOutside(true);
+            endedFromOutside();
         }
         return r;
     }
@@ -616,7 +615,7 @@ final class HedgedCall<T> extends CompletableFuture<T> {
     public boolean complete(T value) {
         boolean r = super.complete(value);
         if (r) {
-            endedFromOutside(false);
+            endedFromOutside();
         }
         return r;
     }
@@ -625,7 +624,7 @@ final class HedgedCall<T> extends CompletableFuture<T> {
     public boolean completeExceptionally(Throwable ex) {
         boolean r = super.completeExceptionally(ex);
         if (r) {
-            endedFromOutside(ex instanceof CancellationException);
+            endedFromOutside();
         }
         return r;
     }
@@ -637,7 +636,7 @@ final class HedgedCall<T> extends CompletableFuture<T> {
 
     @Override
     public String toString() {
-        return "HedgedCall{" + engine.name + "#" + callId + ", " + super.toString() + "}";
+        return "HedgedCall{" + engine.name + ", " + super.toString() + "}";
     }
 
     static Throwable unwrap(Throwable t) {
@@ -645,31 +644,5 @@ final class HedgedCall<T> extends CompletableFuture<T> {
             t = t.getCause();
         }
         return t;
-    }
-
-    /** The delay context of one decision: cheap, reads the call's tried targets. */
-    private final class Ctx implements DelayContext {
-        private final int number;
-        private final List<String> tried;
-
-        Ctx(int number, List<String> tried) {
-            this.number = number;
-            this.tried = tried;
-        }
-
-        @Override
-        public int attemptNumber() {
-            return number;
-        }
-
-        @Override
-        public List<String> triedTargets() {
-            return tried;
-        }
-
-        @Override
-        public LatencyTracker latency() {
-            return engine.tracker;
-        }
     }
 }

@@ -2,11 +2,12 @@ package io.github.hedge.core.internal;
 
 import io.github.hedge.core.spi.ClosableHedgeScheduler;
 import io.github.hedge.core.spi.ScheduledTask;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * A {@link io.github.hedge.core.spi.HedgeScheduler} on a {@link ScheduledThreadPoolExecutor} with one
@@ -78,8 +79,18 @@ public final class ThreadPoolScheduler implements ClosableHedgeScheduler {
         private static final int WAITING = 0;
         private static final int RAN = 1;
         private static final int CANCELLED = 2;
+        private static final VarHandle STATE;
 
-        private final AtomicInteger state = new AtomicInteger();
+        static {
+            try {
+                STATE = MethodHandles.lookup().findVarHandle(PoolTask.class, "state", int.class);
+            } catch (ReflectiveOperationException e) {
+                throw new ExceptionInInitializerError(e);
+            }
+        }
+
+        @SuppressWarnings("unused") // accessed through STATE
+        private volatile int state;
         /** Nulled when the task runs or is cancelled, so a kept handle does not retain it. */
         private volatile Runnable task;
 
@@ -91,14 +102,14 @@ public final class ThreadPoolScheduler implements ClosableHedgeScheduler {
 
         void setFuture(ScheduledFuture<?> f) {
             future = f;
-            if (state.get() == CANCELLED) {
+            if (state == CANCELLED) {
                 f.cancel(false); // cancel() came before the future was known
             }
         }
 
         @Override
         public void run() {
-            if (state.compareAndSet(WAITING, RAN)) {
+            if (STATE.compareAndSet(this, WAITING, RAN)) {
                 Runnable t = task;
                 task = null;
                 SchedulerThreads.runGuarded(t);
@@ -107,7 +118,7 @@ public final class ThreadPoolScheduler implements ClosableHedgeScheduler {
 
         @Override
         public boolean cancel() {
-            if (!state.compareAndSet(WAITING, CANCELLED)) {
+            if (!STATE.compareAndSet(this, WAITING, CANCELLED)) {
                 return false;
             }
             task = null;
