@@ -131,7 +131,17 @@ public final class HedgeBudget {
      * Lock-free; call it once per logical call.
      */
     public void recordPrimary() {
-        long now = ticker.nanoTime();
+        recordPrimary(ticker.nanoTime());
+    }
+
+    /**
+     * Counts one primary call at a time the caller already read from this budget's {@link #ticker()},
+     * saving a clock read on the hot path. Lock-free.
+     *
+     * @param nowNanos the current reading of this budget's ticker, in nanoseconds
+     */
+    public void recordPrimary(long nowNanos) {
+        long now = nowNanos;
         Bucket c = current;
         if (now >= c.start && now < c.end) {
             c.primaries.increment();
@@ -169,6 +179,11 @@ public final class HedgeBudget {
         }
         totalDenied.increment();
         return false;
+    }
+
+    /** @return the time source of the window */
+    public Ticker ticker() {
+        return ticker;
     }
 
     /** @return the configured ratio of extra attempts to primary calls; infinite for {@link #unlimited()} */

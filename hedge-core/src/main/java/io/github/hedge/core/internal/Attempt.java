@@ -43,8 +43,10 @@ final class Attempt<T> implements AttemptContext, BiConsumer<T, Throwable>, Runn
     private volatile CompletionStage<T> stage;
     private List<Runnable> hooks; // guarded by this
     // written before the state moves, read after (under the call's monitor or after the state CAS)
-    volatile long endNanos;
-    volatile Throwable error;
+    // written by the thread that moved the state, after the move; read under the call's monitor or
+    // by that same thread, so the monitor (or program order) publishes them
+    long endNanos;
+    Throwable error;
     /** The delay armed after this attempt before the next, for the HedgeSent event; written before arming. */
     volatile long hedgeDelayNanos;
     /** Reserved by a failure as a retry and not started yet; guarded by the call's monitor. */
@@ -132,11 +134,14 @@ final class Attempt<T> implements AttemptContext, BiConsumer<T, Throwable>, Runn
 
     /** Moves RUNNING to SUCCEEDED or FAILED; false if it was cancelled (or finished) already. */
     boolean finish(int outcome, long now, Throwable cause) {
+        if (!STATE.compareAndSet(this, RUNNING, outcome)) {
+            return false;
+        }
         endNanos = now;
         if (outcome == FAILED) {
             error = cause;
         }
-        return STATE.compareAndSet(this, RUNNING, outcome);
+        return true;
     }
 
     boolean isRunning() {

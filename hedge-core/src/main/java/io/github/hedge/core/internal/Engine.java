@@ -35,6 +35,9 @@ public final class Engine {
     final ErrorClassifier classifier;
     final LatencyTracker tracker;
     final HedgeBudget budget;
+    /** Whether the budget reads the executor's own ticker, so the call's start time can be reused. */
+    final boolean budgetSharesTicker;
+
     final HedgeScheduler scheduler;
     final Ticker ticker;
     final boolean idempotentByDefault;
@@ -50,7 +53,6 @@ public final class Engine {
     final LongAdder failures = new LongAdder();
     final LongAdder deadlineExceeded = new LongAdder();
     final LongAdder cancelled = new LongAdder();
-    final LongAdder attempts = new LongAdder();
     final LongAdder hedgesSent = new LongAdder();
     final LongAdder hedgesWon = new LongAdder();
     final LongAdder budgetDenied = new LongAdder();
@@ -72,6 +74,7 @@ public final class Engine {
                 .ratio(config.budgetRatio())
                 .ticker(ticker)
                 .build());
+        this.budgetSharesTicker = budget.ticker() == ticker;
         this.idempotentByDefault = config.idempotentByDefault();
         this.defaultDeadlineNanos = config.deadline().map(d -> d.toNanos()).orElse(0L);
         this.propagators = config.contextPropagators();
@@ -105,7 +108,8 @@ public final class Engine {
         long cancel = cancelled.sum();
         long ended = attemptsEnded.sum();
         long callsStarted = calls.sum();
-        long attemptsStarted = attempts.sum();
+        long hedges = hedgesSent.sum();
+        long attemptsStarted = callsStarted + hedges;
         return new HedgeStats(
                 callsStarted,
                 ok,
@@ -113,7 +117,7 @@ public final class Engine {
                 deadline,
                 cancel,
                 attemptsStarted,
-                hedgesSent.sum(),
+                hedges,
                 hedgesWon.sum(),
                 budgetDenied.sum(),
                 notHedgedNonIdempotent.sum(),

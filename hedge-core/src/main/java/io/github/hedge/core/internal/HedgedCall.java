@@ -45,7 +45,7 @@ final class HedgedCall<T> extends CompletableFuture<T> implements DelayContext {
     private final int maxAttempts;
 
     private volatile int state = RUNNING; // written under the monitor
-    private volatile int started; // written under the monitor (or before the call is published)
+    private int started; // guarded by this (written before the call is published for the primary)
     private Attempt<T> first; // guarded by this once published
     private Attempt<T>[] more; // attempts 2..maxAttempts, allocated by the first hedge
     private int inFlight;
@@ -81,7 +81,11 @@ final class HedgedCall<T> extends CompletableFuture<T> implements DelayContext {
         engine.calls.increment();
         boolean hedgeable = maxAttempts > 1;
         if (hedgeable) {
-            engine.budget.recordPrimary();
+            if (engine.budgetSharesTicker) {
+                engine.budget.recordPrimary(startNanos);
+            } else {
+                engine.budget.recordPrimary();
+            }
         } else if (engine.maxAttempts > 1) {
             engine.noteNonIdempotent();
             publishNotHedged(NotHedged.Reason.NON_IDEMPOTENT);
@@ -91,7 +95,6 @@ final class HedgedCall<T> extends CompletableFuture<T> implements DelayContext {
         first = primary;
         started = 1;
         inFlight = 1;
-        engine.attempts.increment();
         run(primary);
         if (state == DONE) {
             return; // decided already (e.g. a synchronously completed primary): arm no timer at all
@@ -138,8 +141,7 @@ final class HedgedCall<T> extends CompletableFuture<T> implements DelayContext {
     /** Starts a registered attempt: calls the attempt function and wires its outcome. */
     private void run(Attempt<T> a) {
         if (a.number > 1) {
-            engine.attempts.increment();
-            engine.hedgesSent.increment();
+            engine.hedgesSent.increment(); // attempts = calls + hedges sent
         }
         if (engine.events.hasListeners()) {
             engine.events.publish(new AttemptStarted(engine.name, callId(), a.number, a.startNanos));
@@ -188,8 +190,8 @@ final class HedgedCall<T> extends CompletableFuture<T> implements DelayContext {
 
     /** After attempt {@code prev} started: ask the policy for the next delay and arm the timer. */
     private void armHedgeTimer(Attempt<T> prev) {
-        if (state == DONE || started != prev.number) {
-            return; // pre-check; the monitor below decides
+        if (state == DONE) {
+            return; // pre-check; the monitor in scheduleHedgeTimer decides
         }
         if (prev.number >= maxAttempts) {
             if (maxAttempts > 1) {
@@ -576,7 +578,7 @@ final class HedgedCall<T> extends CompletableFuture<T> implements DelayContext {
     // ---------------------------------------------------------------- DelayContext (for the policy)
 
     @Override
-    public int attemptNumber() {
+    public synchronized int attemptNumber() {
         return started + 1;
     }
 
@@ -587,10 +589,9 @@ final class HedgedCall<T> extends CompletableFuture<T> implements DelayContext {
 
     @Override
     public String previousTarget() {
-        int n = started;
         Attempt<T> last;
         synchronized (this) {
-            last = attempt(n);
+            last = attempt(started);
         }
         return last.target;
     }
