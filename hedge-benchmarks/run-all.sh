@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Reproduces every figure of docs/benchmarks.md in one run, on this machine.
-#   hedge-benchmarks/run-all.sh            # everything (~25 min on 2 cores)
+# Reproduces every figure of docs/benchmarks.md in one run, on this machine (about 5 min on 2 cores).
+#   hedge-benchmarks/run-all.sh            # everything
 #   QUICK=1 hedge-benchmarks/run-all.sh    # smoke run: tiny sizes, seconds; numbers meaningless
 # Writes raw results to docs/bench-results/ (JMH JSON and text, simulator JSON) and the
 # percentile plot to docs/img/tail-percentiles.png, then prints the ratios the doc quotes.
