@@ -166,7 +166,11 @@ final class HedgedCall<T> extends CompletableFuture<T> implements DelayContext {
             } catch (Throwable t) {
                 error = t;
             }
-            onAttemptDone(a, value, error);
+            if (error == null && a.number == 1) {
+                wonSynchronously(a, value);
+            } else {
+                onAttemptDone(a, value, error);
+            }
         } else {
             stage.whenComplete(a);
         }
@@ -316,6 +320,23 @@ final class HedgedCall<T> extends CompletableFuture<T> implements DelayContext {
     }
 
     // ---------------------------------------------------------------- outcomes
+
+    /**
+     * The primary returned an already successful stage, inside {@link #start()}: no other thread
+     * can decide this call yet (the caller has not got it, no timer is armed, no other attempt
+     * exists), so it ends without taking the monitor.
+     */
+    private void wonSynchronously(Attempt<T> a, T value) {
+        long now = engine.ticker.nanoTime();
+        a.finish(Attempt.SUCCEEDED, now, null);
+        engine.attemptsEnded.increment();
+        engine.tracker.record(a.target, now - a.startNanos);
+        inFlight = 0;
+        state = DONE;
+        engine.successes.increment();
+        finish(CallCompleted.CallOutcome.SUCCESS, 1, now);
+        super.complete(value);
+    }
 
     /** Called once per attempt with its outcome (directly or as its stage's callback). */
     void onAttemptDone(Attempt<T> a, T value, Throwable error) {
