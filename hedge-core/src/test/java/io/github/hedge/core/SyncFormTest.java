@@ -9,7 +9,10 @@ import java.io.IOException;
 import java.lang.reflect.Method;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -90,22 +93,7 @@ class SyncFormTest {
     @Test
     void should_propagate_thread_local_context_into_attempts() throws Exception {
         ThreadLocal<String> requestId = new ThreadLocal<>();
-        ContextPropagator<String> propagator = new ContextPropagator<>() {
-            @Override
-            public Supplier<Optional<String>> retrieve() {
-                return () -> Optional.ofNullable(requestId.get());
-            }
-
-            @Override
-            public Consumer<Optional<String>> copy() {
-                return v -> v.ifPresent(requestId::set);
-            }
-
-            @Override
-            public Consumer<Optional<String>> clear() {
-                return v -> requestId.remove();
-            }
-        };
+        ContextPropagator<String> propagator = threadLocal(requestId);
         HedgedExecutor ex = HedgedExecutor.of(
                 "sync", config().contextPropagators(List.of(propagator)).build());
         requestId.set("req-42");
@@ -114,6 +102,51 @@ class SyncFormTest {
         } finally {
             requestId.remove();
         }
+    }
+
+    @Test
+    void should_propagate_context_into_hedges_started_on_scheduler_thread() throws Exception {
+        ThreadLocal<String> requestId = new ThreadLocal<>();
+        HedgedExecutor ex = HedgedExecutor.of(
+                "async",
+                config().contextPropagators(List.of(threadLocal(requestId))).build());
+        Map<Integer, String> seen = new ConcurrentHashMap<>();
+        Map<Integer, String> threads = new ConcurrentHashMap<>();
+        requestId.set("req-7");
+        CompletableFuture<String> call;
+        try {
+            call = ex.executeAsync(ctx -> {
+                seen.put(ctx.attemptNumber(), String.valueOf(requestId.get()));
+                threads.put(ctx.attemptNumber(), Thread.currentThread().getName());
+                return ctx.attemptNumber() == 1
+                        ? new CompletableFuture<>() // never answers: the hedge must
+                        : CompletableFuture.completedFuture("hedge");
+            });
+        } finally {
+            requestId.remove();
+        }
+        assertThat(call.get(30, TimeUnit.SECONDS)).isEqualTo("hedge");
+        assertThat(threads.get(2)).startsWith("hedge-scheduler");
+        assertThat(seen).containsEntry(1, "req-7").containsEntry(2, "req-7");
+    }
+
+    private static ContextPropagator<String> threadLocal(ThreadLocal<String> local) {
+        return new ContextPropagator<>() {
+            @Override
+            public Supplier<Optional<String>> retrieve() {
+                return () -> Optional.ofNullable(local.get());
+            }
+
+            @Override
+            public Consumer<Optional<String>> copy() {
+                return v -> v.ifPresent(local::set);
+            }
+
+            @Override
+            public Consumer<Optional<String>> clear() {
+                return v -> local.remove();
+            }
+        };
     }
 
     @Test
