@@ -97,6 +97,28 @@ public interface DelayPolicy {
         return new Combined(Checks.notNull("a", a), Checks.notNull("b", b), false);
     }
 
+    /**
+     * Parses Cassandra's {@code speculative_retry} syntax, for configuration files and properties:
+     *
+     * <ul>
+     *   <li>{@code NONE}: {@link #never()}; {@code ALWAYS}: {@code fixed(0)};
+     *   <li>{@code 99p} (or {@code 99PERCENTILE}, {@code 99.9p}): {@code percentile(0.99).build()};
+     *   <li>{@code 50ms} (units {@code ns}, {@code us}, {@code ms}, {@code s}): {@code fixed(50 ms)};
+     *   <li>{@code MIN(99p,50ms)}, {@code MAX(99p,50ms)}: {@link #min} and {@link #max} of the two, so
+     *       {@code MIN} hedges after 50 ms while the percentile is still warming up and {@code MAX}
+     *       does not hedge until it is warm.
+     * </ul>
+     *
+     * Case and spaces do not matter.
+     *
+     * @param spec the specification
+     * @return the policy
+     * @throws IllegalArgumentException naming the accepted forms and the value given
+     */
+    static DelayPolicy parse(String spec) {
+        return io.github.hedge.core.internal.DelaySpec.parse(spec);
+    }
+
     /** @return a policy that never hedges: every call runs one attempt (plus retries of failures) */
     static DelayPolicy never() {
         return Never.INSTANCE;
