@@ -428,4 +428,38 @@ class HedgedExecutorTest {
         call.cancel(false);
         assertThatThrownBy(call::join).isInstanceOf(CancellationException.class);
     }
+
+    @Test
+    void should_answer_unhedged_when_scheduler_refuses_timers() throws Exception {
+        io.github.hedge.core.spi.ClosableHedgeScheduler closed = io.github.hedge.core.spi.Schedulers.threadPool();
+        closed.close();
+        HedgedExecutor ex = executor(config().scheduler(closed).delay(DelayPolicy.fixed(Duration.ofMillis(1))));
+        CompletableFuture<String> slow = new CompletableFuture<>();
+        CompletableFuture<String> call = ex.executeAsync(ctx -> slow);
+        assertThat(eventsOf(NotHedged.class))
+                .singleElement()
+                .extracting(NotHedged::reason)
+                .isEqualTo(NotHedged.Reason.SCHEDULER_REJECTED);
+        slow.complete("primary");
+        assertThat(call.get()).isEqualTo("primary");
+    }
+
+    @Test
+    void should_fail_call_and_cancel_primary_when_scheduler_refuses_deadline() {
+        io.github.hedge.core.spi.ClosableHedgeScheduler closed = io.github.hedge.core.spi.Schedulers.threadPool();
+        closed.close();
+        HedgedExecutor ex = executor(config().scheduler(closed).deadline(Duration.ofSeconds(1)));
+        CompletableFuture<String> slow = new CompletableFuture<>();
+        CompletableFuture<String> call = ex.executeAsync(ctx -> slow);
+        assertThatThrownBy(call::get).cause().isInstanceOf(java.util.concurrent.RejectedExecutionException.class);
+        assertThat(slow).isCancelled();
+        assertThat(ex.stats().inFlightCalls()).isZero();
+        assertThat(ex.stats().pendingAttempts()).isZero();
+    }
+
+    @Test
+    void should_reject_durations_beyond_a_year() {
+        assertThatThrownBy(() -> DelayPolicy.fixed(Duration.ofDays(400)))
+                .hasMessage("delay must be <= PT8760H, was PT9600H");
+    }
 }

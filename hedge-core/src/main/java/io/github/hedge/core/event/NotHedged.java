@@ -21,6 +21,8 @@ public record NotHedged(String executorName, long callId, Reason reason, long ti
         /** maxAttempts attempts were already started */
         MAX_ATTEMPTS,
         /** the adapter relayed server pushback asking not to retry */
-        PUSHBACK
+        PUSHBACK,
+        /** the scheduler refused the hedge timer (it was closed); the call goes on unhedged */
+        SCHEDULER_REJECTED
     }
 }

@@ -19,20 +19,33 @@ public final class Checks {
         return value;
     }
 
-    /** {@code value} must be strictly positive. */
+    /**
+     * The longest duration any setting accepts: 365 days. Larger values are configuration mistakes,
+     * and keeping durations this small keeps every nanosecond sum far from overflow.
+     */
+    public static final Duration MAX_DURATION = Duration.ofDays(365);
+
+    /** {@code value} must be strictly positive (and at most {@link #MAX_DURATION}). */
     public static Duration positive(String setting, Duration value) {
         notNull(setting, value);
         if (value.isNegative() || value.isZero()) {
             throw new IllegalArgumentException(setting + " must be > 0, was " + value);
         }
-        return value;
+        return atMostMax(setting, value);
     }
 
-    /** {@code value} must be zero or positive. */
+    /** {@code value} must be zero or positive (and at most {@link #MAX_DURATION}). */
     public static Duration nonNegative(String setting, Duration value) {
         notNull(setting, value);
         if (value.isNegative()) {
             throw new IllegalArgumentException(setting + " must be >= 0, was " + value);
+        }
+        return atMostMax(setting, value);
+    }
+
+    private static Duration atMostMax(String setting, Duration value) {
+        if (value.compareTo(MAX_DURATION) > 0) {
+            throw new IllegalArgumentException(setting + " must be <= " + MAX_DURATION + ", was " + value);
         }
         return value;
     }
@@ -88,15 +101,9 @@ public final class Checks {
         return value;
     }
 
-    /** {@code value > 0} and representable in nanoseconds (about 292 years); returns the nanoseconds. */
+    /** {@code value > 0} (and at most {@link #MAX_DURATION}); returns it in nanoseconds. */
     public static long positiveNanos(String setting, Duration value) {
-        positive(setting, value);
-        try {
-            return value.toNanos();
-        } catch (ArithmeticException e) {
-            throw new IllegalArgumentException(
-                    setting + " must be > 0 and <= " + Duration.ofNanos(Long.MAX_VALUE) + ", was " + value, e);
-        }
+        return positive(setting, value).toNanos();
     }
 
     /** Two bounds: {@code min <= max}. */

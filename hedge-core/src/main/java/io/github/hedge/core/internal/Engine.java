@@ -152,6 +152,18 @@ public final class Engine {
         }
     }
 
+    private final AtomicBoolean warnedScheduler = new AtomicBoolean();
+
+    void logSchedulerFailure(RuntimeException e) {
+        if (warnedScheduler.compareAndSet(false, true)) {
+            LOG.warn(
+                    "scheduler of hedged executor '{}' refused a timer (closed?): calls run unhedged and calls with a "
+                            + "deadline fail (logged once)",
+                    name,
+                    e);
+        }
+    }
+
     void noteNonIdempotent() {
         notHedgedNonIdempotent.increment();
         if (warnedNonIdempotent.compareAndSet(false, true)) {

@@ -100,7 +100,15 @@ final class HedgedCall<T> extends CompletableFuture<T> implements DelayContext {
             return; // decided already (e.g. a synchronously completed primary): arm no timer at all
         }
         if (deadlineNanos > 0) {
-            ScheduledTask t = engine.scheduler.schedule(this::onDeadline, deadlineNanos);
+            ScheduledTask t;
+            try {
+                t = engine.scheduler.schedule(this::onDeadline, deadlineNanos);
+            } catch (RuntimeException e) {
+                // a call whose deadline cannot be armed could hang: end it now, visibly
+                engine.logSchedulerFailure(e);
+                endWithError(e);
+                return;
+            }
             boolean cancelNow;
             synchronized (this) {
                 cancelNow = state == DONE;
@@ -213,15 +221,30 @@ final class HedgedCall<T> extends CompletableFuture<T> implements DelayContext {
             return;
         }
         // the delay counts from the previous attempt's start; pushback may stretch it
-        long due = Math.max(prev.startNanos + delay, pushbackUntilNanos);
-        prev.hedgeDelayNanos = due - prev.startNanos;
-        scheduleHedgeTimer(prev, due - engine.ticker.nanoTime());
+        long now = engine.ticker.nanoTime();
+        long elapsed = now - prev.startNanos;
+        long wait = delay - elapsed;
+        long pushbackUntil = pushbackUntilNanos;
+        if (pushbackUntil != Long.MIN_VALUE) {
+            wait = Math.max(wait, pushbackUntil - now);
+        }
+        wait = Math.max(0, wait);
+        prev.hedgeDelayNanos = elapsed + wait;
+        scheduleHedgeTimer(prev, wait);
     }
 
     /** Arms the timer that starts the attempt after {@code prev}; the attempt object is the task. */
     private void scheduleHedgeTimer(Attempt<T> prev, long delayNanos) {
         Runnable task = propagate ? ContextPropagator.decorateRunnable(engine.propagators, prev) : prev;
-        ScheduledTask t = engine.scheduler.schedule(task, Math.max(0, delayNanos));
+        ScheduledTask t;
+        try {
+            t = engine.scheduler.schedule(task, Math.max(0, delayNanos));
+        } catch (RuntimeException e) {
+            // no timer, no hedge: the attempts already running still answer the call
+            engine.logSchedulerFailure(e);
+            publishNotHedged(NotHedged.Reason.SCHEDULER_REJECTED);
+            return;
+        }
         boolean cancelNow;
         synchronized (this) {
             cancelNow = state == DONE || started != prev.number;
@@ -516,6 +539,27 @@ final class HedgedCall<T> extends CompletableFuture<T> implements DelayContext {
         super.completeExceptionally(ex);
     }
 
+    /** Ends the call with an error of the executor's own (its scheduler refused the deadline). */
+    private void endWithError(Throwable error) {
+        List<Attempt<T>> running;
+        ScheduledTask hedgeT;
+        long now = engine.ticker.nanoTime();
+        synchronized (this) {
+            if (state == DONE) {
+                return;
+            }
+            state = DONE;
+            running = runningLocked();
+            hedgeT = hedgeTimer;
+            hedgeTimer = null;
+        }
+        cancel(hedgeT);
+        cancelAll(running, now);
+        engine.failures.increment();
+        finish(CallCompleted.CallOutcome.FAILURE, 0, now);
+        super.completeExceptionally(error);
+    }
+
     /** The caller completed or cancelled this future: stop everything. */
     private void endedFromOutside() {
         List<Attempt<T>> running;
@@ -576,7 +620,8 @@ final class HedgedCall<T> extends CompletableFuture<T> implements DelayContext {
     // ---------------------------------------------------------------- pushback (from AttemptContext)
 
     void pushback(long delayNanos) {
-        long until = engine.ticker.nanoTime() + Math.max(0, delayNanos);
+        // bounded so the sum cannot overflow: no server asks for more than a day
+        long until = engine.ticker.nanoTime() + Math.min(Math.max(0, delayNanos), 86_400_000_000_000L);
         synchronized (this) {
             if (until > pushbackUntilNanos) {
                 pushbackUntilNanos = until;
