@@ -10,21 +10,21 @@ import org.junit.jupiter.api.Test;
 class ConfigValidationTest {
 
     @Test
-    void should_reject_max_attempts_below_one() {
+    void should_fail_with_range_when_max_attempts_below_one() {
         assertThatThrownBy(() -> HedgeConfig.builder().maxAttempts(0))
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessage("maxAttempts must be in [1, 16], was 0");
     }
 
     @Test
-    void should_reject_percentile_outside_open_unit_interval() {
+    void should_fail_with_range_when_percentile_outside_open_unit_interval() {
         assertThatThrownBy(() -> DelayPolicy.percentile(1.5)).hasMessage("percentile must be in (0, 1), was 1.5");
         assertThatThrownBy(() -> DelayPolicy.percentile(0)).hasMessage("percentile must be in (0, 1), was 0");
         assertThatThrownBy(() -> DelayPolicy.percentile(1)).hasMessage("percentile must be in (0, 1), was 1");
     }
 
     @Test
-    void should_reject_budget_outside_closed_unit_interval() {
+    void should_fail_with_range_when_budget_outside_closed_unit_interval() {
         assertThatThrownBy(() -> HedgeConfig.builder().budgetRatio(1.5))
                 .hasMessage("budgetRatio must be in [0, 1], was 1.5");
         assertThatThrownBy(() -> HedgeConfig.builder().budgetRatio(-0.1))
@@ -33,13 +33,13 @@ class ConfigValidationTest {
     }
 
     @Test
-    void should_reject_max_extra_load_outside_open_unit_interval() {
+    void should_fail_with_range_when_max_extra_load_outside_open_unit_interval() {
         assertThatThrownBy(() -> HedgeConfig.builder().maxExtraLoad(0))
                 .hasMessage("maxExtraLoad must be in (0, 1), was 0");
     }
 
     @Test
-    void should_reject_min_above_max() {
+    void should_fail_with_range_when_min_above_max() {
         assertThatThrownBy(() -> DelayPolicy.percentile(0.99)
                         .min(Duration.ofMillis(50))
                         .max(Duration.ofMillis(10))
@@ -51,7 +51,7 @@ class ConfigValidationTest {
     }
 
     @Test
-    void should_reject_negative_and_zero_durations_where_invalid() {
+    void should_fail_with_range_when_duration_negative_or_zero_where_invalid() {
         assertThatThrownBy(() -> DelayPolicy.fixed(Duration.ofMillis(-1)))
                 .hasMessage("delay must be >= 0, was PT-0.001S");
         assertThatThrownBy(() -> HedgeConfig.builder().deadline(Duration.ZERO))
@@ -65,12 +65,12 @@ class ConfigValidationTest {
     }
 
     @Test
-    void should_reject_blank_executor_name() {
+    void should_fail_when_executor_name_is_blank() {
         assertThatThrownBy(() -> HedgedExecutor.ofDefaults(" ")).hasMessage("name must not be blank, was \" \"");
     }
 
     @Test
-    void should_accept_zero_fixed_delay_and_build_working_defaults() {
+    void should_work_when_built_from_defaults_or_zero_fixed_delay() {
         assertThat(DelayPolicy.fixed(Duration.ZERO).delayNanos(null)).isZero();
         HedgedExecutor ex = HedgedExecutor.ofDefaults("defaults");
         assertThat(ex.config().maxAttempts()).isEqualTo(2);
@@ -81,7 +81,7 @@ class ConfigValidationTest {
     }
 
     @Test
-    void should_copy_on_build_so_builder_can_be_reused() {
+    void should_keep_built_config_when_builder_is_reused() {
         HedgeConfig.Builder b = HedgeConfig.builder().maxAttempts(3);
         HedgeConfig first = b.build();
         HedgeConfig second = b.maxAttempts(5).build();
@@ -91,7 +91,7 @@ class ConfigValidationTest {
     }
 
     @Test
-    void should_combine_like_cassandra_min_and_max() {
+    void should_combine_like_cassandra_when_min_or_max_of_two_policies() {
         LatencyTracker empty = LatencyTracker.ofDefaults();
         DelayContext ctx = DelayContext.of(2, java.util.List.of(), empty);
         DelayPolicy p99 = DelayPolicy.percentile(0.99).build(); // warming up: NO_HEDGE

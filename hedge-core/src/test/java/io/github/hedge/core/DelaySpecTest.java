@@ -12,7 +12,7 @@ class DelaySpecTest {
     private final DelayContext cold = DelayContext.of(2, List.of(), LatencyTracker.ofDefaults());
 
     @Test
-    void should_parse_none_always_and_fixed_durations() {
+    void should_parse_when_spec_is_none_always_or_a_duration() {
         assertThat(DelayPolicy.parse("NONE")).isSameAs(DelayPolicy.never());
         assertThat(DelayPolicy.parse("always").delayNanos(cold)).isZero();
         assertThat(DelayPolicy.parse("50ms").delayNanos(cold)).isEqualTo(50 * MS);
@@ -22,7 +22,7 @@ class DelaySpecTest {
     }
 
     @Test
-    void should_parse_percentiles() {
+    void should_parse_when_spec_is_a_percentile() {
         assertThat(DelayPolicy.parse("99p"))
                 .isInstanceOfSatisfying(
                         PercentileDelay.class, p -> assertThat(p.percentile()).isEqualTo(0.99));

@@ -19,7 +19,7 @@ class HedgedExecutorRegistryTest {
     }
 
     @Test
-    void should_build_from_named_configuration_and_announce_additions() {
+    void should_build_and_announce_when_named_configuration_is_used() {
         HedgeConfig reads = HedgeConfig.builder().maxAttempts(3).build();
         HedgedExecutorRegistry registry = HedgedExecutorRegistry.of(HedgeConfig.ofDefaults(), Map.of("reads", reads));
         List<String> added = new ArrayList<>();

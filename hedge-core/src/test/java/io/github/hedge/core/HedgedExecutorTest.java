@@ -115,7 +115,7 @@ class HedgedExecutorTest {
     }
 
     @Test
-    void should_not_hedge_during_warm_up_and_hedge_at_percentile_after() throws Exception {
+    void should_hedge_at_percentile_only_when_warmed_up() throws Exception {
         HedgedExecutor ex = executor(
                 config().delay(DelayPolicy.percentile(0.9).minSamples(100).build())
                         .latencyTracker(LatencyTracker.builder().ticker(time).build()));
@@ -266,7 +266,7 @@ class HedgedExecutorTest {
     }
 
     @Test
-    void should_use_per_call_deadline_over_executor_default() {
+    void should_use_per_call_deadline_when_call_sets_one() {
         HedgedExecutor ex = executor(config().deadline(Duration.ofSeconds(10)));
         Probe probe = new Probe(time);
         CompletableFuture<String> call = ex.executeAsync(
@@ -295,7 +295,7 @@ class HedgedExecutorTest {
     }
 
     @Test
-    void should_respect_per_call_non_idempotent_over_idempotent_default() {
+    void should_run_once_when_call_says_non_idempotent_over_executor_default() {
         HedgedExecutor ex = executor(config().delay(DelayPolicy.fixed(Duration.ofMillis(1))));
         Probe probe = new Probe(time);
         ex.executeAsync(CallOptions.nonIdempotent(), probe);
@@ -304,7 +304,7 @@ class HedgedExecutorTest {
     }
 
     @Test
-    void should_treat_throw_null_and_completed_future_as_attempt_outcomes() throws Exception {
+    void should_treat_as_attempt_outcomes_when_function_throws_returns_null_or_completed() throws Exception {
         HedgedExecutor ex = executor(config().maxAttempts(3).delay(DelayPolicy.fixed(Duration.ofMillis(10))));
         CompletableFuture<String> call = ex.executeAsync(ctx -> {
             switch (ctx.attemptNumber()) {
@@ -366,7 +366,7 @@ class HedgedExecutorTest {
     }
 
     @Test
-    void should_report_tried_targets_to_later_attempts() {
+    void should_show_tried_targets_when_later_attempts_start() {
         HedgedExecutor ex = executor(config().maxAttempts(3).delay(DelayPolicy.fixed(Duration.ofMillis(10))));
         Probe probe = new Probe(time);
         ex.executeAsync(ctx -> {
@@ -402,7 +402,7 @@ class HedgedExecutorTest {
     }
 
     @Test
-    void should_record_each_attempts_own_latency_including_cancelled_losers() throws Exception {
+    void should_record_own_latency_of_each_attempt_when_loser_is_cancelled() throws Exception {
         LatencyTracker tracker = LatencyTracker.builder().ticker(time).build();
         HedgedExecutor ex = executor(config().latencyTracker(tracker).delay(DelayPolicy.fixed(Duration.ofMillis(10))));
         Probe probe = new Probe(time);
@@ -458,7 +458,7 @@ class HedgedExecutorTest {
     }
 
     @Test
-    void should_reject_durations_beyond_a_year() {
+    void should_fail_with_range_when_duration_beyond_a_year() {
         assertThatThrownBy(() -> DelayPolicy.fixed(Duration.ofDays(400)))
                 .hasMessage("delay must be <= PT8760H, was PT9600H");
     }

@@ -91,7 +91,7 @@ class SyncFormTest {
     }
 
     @Test
-    void should_propagate_thread_local_context_into_attempts() throws Exception {
+    void should_see_caller_thread_locals_when_propagators_are_set() throws Exception {
         ThreadLocal<String> requestId = new ThreadLocal<>();
         ContextPropagator<String> propagator = threadLocal(requestId);
         HedgedExecutor ex = HedgedExecutor.of(
@@ -105,7 +105,7 @@ class SyncFormTest {
     }
 
     @Test
-    void should_propagate_context_into_hedges_started_on_scheduler_thread() throws Exception {
+    void should_see_caller_thread_locals_when_hedge_starts_on_scheduler_thread() throws Exception {
         ThreadLocal<String> requestId = new ThreadLocal<>();
         HedgedExecutor ex = HedgedExecutor.of(
                 "async",
