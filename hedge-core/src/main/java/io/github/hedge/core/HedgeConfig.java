@@ -214,7 +214,7 @@ public final class HedgeConfig {
 
         /**
          * @param ratio extra attempts allowed per primary call, in [0, 1], for the executor's own
-         *     budget (10 s window); default 0.05. Ignored when {@link #budget(HedgeBudget)} is set.
+         *     budget (30 s window); default 0.05. Ignored when {@link #budget(HedgeBudget)} is set.
          * @return this
          */
         public Builder budgetRatio(double ratio) {

@@ -431,7 +431,7 @@ class HedgeBudgetTest {
         HedgeBudget budget = HedgeBudget.builder().build();
 
         assertThat(budget.ratio()).isEqualTo(0.05);
-        assertThat(budget.window()).isEqualTo(Duration.ofSeconds(10));
+        assertThat(budget.window()).isEqualTo(Duration.ofSeconds(30));
         assertThat(budget.minPerSecond()).isZero();
         assertThat(budget.isUnlimited()).isFalse();
     }
