@@ -106,7 +106,7 @@ final class HedgedCall<T> extends CompletableFuture<T> implements DelayContext {
             } catch (RuntimeException e) {
                 // a call whose deadline cannot be armed could hang: end it now, visibly
                 engine.logSchedulerFailure(e);
-                endWithError(e);
+                terminate(CallCompleted.CallOutcome.FAILURE, e);
                 return;
             }
             boolean cancelNow;
@@ -516,52 +516,26 @@ final class HedgedCall<T> extends CompletableFuture<T> implements DelayContext {
     }
 
     private void onDeadline() {
-        List<Attempt<T>> running;
-        ScheduledTask hedge;
-        DeadlineExceededException ex;
-        long now = engine.ticker.nanoTime();
+        int attemptsStarted;
         synchronized (this) {
-            deadlineTimer = null;
-            if (state == DONE) {
-                return;
-            }
-            state = DONE;
-            ex = new DeadlineExceededException(engine.name, deadlineNanos, started);
-            attachOthersLocked(ex, null);
-            running = runningLocked();
-            hedge = hedgeTimer;
-            hedgeTimer = null;
+            attemptsStarted = started;
         }
-        cancel(hedge);
-        cancelAll(running, now);
-        engine.deadlineExceeded.increment();
-        finish(CallCompleted.CallOutcome.DEADLINE_EXCEEDED, 0, now);
-        super.completeExceptionally(ex);
-    }
-
-    /** Ends the call with an error of the executor's own (its scheduler refused the deadline). */
-    private void endWithError(Throwable error) {
-        List<Attempt<T>> running;
-        ScheduledTask hedgeT;
-        long now = engine.ticker.nanoTime();
-        synchronized (this) {
-            if (state == DONE) {
-                return;
-            }
-            state = DONE;
-            running = runningLocked();
-            hedgeT = hedgeTimer;
-            hedgeTimer = null;
-        }
-        cancel(hedgeT);
-        cancelAll(running, now);
-        engine.failures.increment();
-        finish(CallCompleted.CallOutcome.FAILURE, 0, now);
-        super.completeExceptionally(error);
+        terminate(
+                CallCompleted.CallOutcome.DEADLINE_EXCEEDED,
+                new DeadlineExceededException(engine.name, deadlineNanos, attemptsStarted));
     }
 
     /** The caller completed or cancelled this future: stop everything. */
     private void endedFromOutside() {
+        terminate(CallCompleted.CallOutcome.CANCELLED, null);
+    }
+
+    /**
+     * Ends the call for a reason outside its attempts (the deadline, a scheduler that refused the
+     * deadline timer, the caller): cancels every timer and running attempt and, unless the caller
+     * ended it, fails the caller's future with {@code error} (attempt failures so far suppressed).
+     */
+    private void terminate(CallCompleted.CallOutcome outcome, Throwable error) {
         List<Attempt<T>> running;
         ScheduledTask hedgeT;
         ScheduledTask deadlineT;
@@ -571,6 +545,9 @@ final class HedgedCall<T> extends CompletableFuture<T> implements DelayContext {
                 return;
             }
             state = DONE;
+            if (error != null) {
+                attachOthersLocked(error, null);
+            }
             running = runningLocked();
             hedgeT = hedgeTimer;
             deadlineT = deadlineTimer;
@@ -580,8 +557,20 @@ final class HedgedCall<T> extends CompletableFuture<T> implements DelayContext {
         cancel(hedgeT);
         cancel(deadlineT);
         cancelAll(running, now);
-        engine.cancelled.increment();
-        finish(CallCompleted.CallOutcome.CANCELLED, 0, now);
+        switch (outcome) {
+            case DEADLINE_EXCEEDED:
+                engine.deadlineExceeded.increment();
+                break;
+            case CANCELLED:
+                engine.cancelled.increment();
+                break;
+            default:
+                engine.failures.increment();
+        }
+        finish(outcome, 0, now);
+        if (error != null) {
+            super.completeExceptionally(error);
+        }
     }
 
     /** Publishes CallCompleted with the per-attempt trace, when anyone listens. */
