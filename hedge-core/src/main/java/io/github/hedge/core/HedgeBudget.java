@@ -213,16 +213,9 @@ public final class HedgeBudget {
      *     under concurrent updates.
      */
     public BudgetSnapshot snapshot() {
-        long epoch = epochOf(ticker.nanoTime());
-        long primaries = 0;
-        long hedges = 0;
-        for (int i = 0; i < BUCKETS; i++) {
-            Bucket b = ring.get(i);
-            if (b.epoch > epoch - BUCKETS) {
-                primaries += b.primaries.sum();
-                hedges += b.hedges.get();
-            }
-        }
+        Counts window = countsAt(epochOf(ticker.nanoTime()));
+        long primaries = window.primaries;
+        long hedges = window.hedges;
         double remaining;
         if (unlimited) {
             remaining = Double.POSITIVE_INFINITY;
@@ -269,6 +262,12 @@ public final class HedgeBudget {
 
     /** The rule, on the window ending at {@code epoch}. */
     private boolean allows(long epoch) {
+        Counts window = countsAt(epoch);
+        return satMul(window.hedges + 1, SCALE) <= allowanceScaled(window.primaries);
+    }
+
+    /** Primaries and hedges in the window ending at {@code epoch}. */
+    private Counts countsAt(long epoch) {
         long primaries = 0;
         long hedges = 0;
         for (int i = 0; i < BUCKETS; i++) {
@@ -278,8 +277,10 @@ public final class HedgeBudget {
                 hedges += b.hedges.get();
             }
         }
-        return satMul(hedges + 1, SCALE) <= allowanceScaled(primaries);
+        return new Counts(primaries, hedges);
     }
+
+    private record Counts(long primaries, long hedges) {}
 
     private long allowanceScaled(long primaries) {
         return satAdd(satMul(ratioScaled, primaries), floorScaled);
