@@ -592,7 +592,7 @@ public final class LatencyTracker {
 
         /**
          * @param interval how often cached values are refreshed, and the granularity of the window,
-         *     > 0 and <= window (default 1 s); the window is split into {@code ceil(window /
+         *     {@code > 0} and {@code <= window} (default 1 s); the window is split into {@code ceil(window /
          *     interval)} slices, at most 600
          * @return this builder
          */
