@@ -180,7 +180,11 @@ final class HedgedCall<T> extends CompletableFuture<T> implements DelayContext {
                 onAttemptDone(a, value, error);
             }
         } else {
-            stage.whenComplete(a);
+            try {
+                stage.whenComplete(a);
+            } catch (Throwable t) {
+                onAttemptDone(a, null, t); // a stage that refuses a callback can never answer
+            }
         }
     }
 
