@@ -16,6 +16,8 @@ package io.github.hedge.core;
  * @param notHedgedNonIdempotent calls that could not be hedged because they are not idempotent
  * @param inFlightCalls calls started and not yet ended
  * @param pendingAttempts attempts started and neither completed nor cancelled
+ * @param pendingTimers hedge timers armed and neither fired nor cancelled (the scheduler itself
+ *     holds at most one task per executor for all of them)
  */
 public record HedgeStats(
         long calls,
@@ -29,4 +31,5 @@ public record HedgeStats(
         long budgetDenied,
         long notHedgedNonIdempotent,
         long inFlightCalls,
-        long pendingAttempts) {}
+        long pendingAttempts,
+        long pendingTimers) {}

@@ -44,6 +44,8 @@ public final class Engine {
     final long defaultDeadlineNanos;
     final List<ContextPropagator<?>> propagators;
     final HedgeEvents events = new HedgeEvents();
+    /** Hedge timers: one scheduler task per executor, not one per call. */
+    final TimerQueue timers;
 
     private final AtomicLong callIds = new AtomicLong();
     private final AtomicBoolean warnedNonIdempotent = new AtomicBoolean();
@@ -68,6 +70,7 @@ public final class Engine {
         this.classifier = config.errorClassifier();
         this.ticker = config.ticker();
         this.scheduler = config.scheduler();
+        this.timers = new TimerQueue(scheduler, ticker);
         this.tracker = config.latencyTracker()
                 .orElseGet(() -> LatencyTracker.builder().ticker(ticker).build());
         this.budget = config.budget().orElseGet(() -> HedgeBudget.builder()
@@ -122,7 +125,8 @@ public final class Engine {
                 budgetDenied.sum(),
                 notHedgedNonIdempotent.sum(),
                 Math.max(0, callsStarted - ok - failed - deadline - cancel),
-                Math.max(0, attemptsStarted - ended));
+                Math.max(0, attemptsStarted - ended),
+                timers.size());
     }
 
     /** The policy's delay before {@code attemptNumber}; a policy that throws means no hedge. */

@@ -242,7 +242,7 @@ final class HedgedCall<T> extends CompletableFuture<T> implements DelayContext {
         Runnable task = propagate ? ContextPropagator.decorateRunnable(engine.propagators, prev) : prev;
         ScheduledTask t;
         try {
-            t = engine.scheduler.schedule(task, Math.max(0, delayNanos));
+            t = engine.timers.schedule(task, delayNanos);
         } catch (RuntimeException e) {
             // no timer, no hedge: the attempts already running still answer the call
             engine.logSchedulerFailure(e);
