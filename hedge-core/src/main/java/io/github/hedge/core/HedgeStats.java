@@ -16,8 +16,9 @@ package io.github.hedge.core;
  * @param notHedgedNonIdempotent calls that could not be hedged because they are not idempotent
  * @param inFlightCalls calls started and not yet ended
  * @param pendingAttempts attempts started and neither completed nor cancelled
- * @param pendingTimers hedge timers armed and neither fired nor cancelled (the scheduler itself
- *     holds at most one task per executor for all of them)
+ * @param pendingTimers hedge timers and call deadlines armed and neither fired nor cancelled (the
+ *     scheduler itself holds at most two tasks per executor for all of them: one for hedge timers,
+ *     one for deadlines)
  */
 public record HedgeStats(
         long calls,

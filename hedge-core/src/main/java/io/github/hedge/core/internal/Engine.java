@@ -46,6 +46,8 @@ public final class Engine {
     final HedgeEvents events = new HedgeEvents();
     /** Hedge timers: one scheduler task per executor, not one per call. */
     final TimerQueue timers;
+    /** Call deadlines, queued the same way (deadlines are nearly constant too). */
+    final TimerQueue deadlines;
 
     private final AtomicLong callIds = new AtomicLong();
     private final AtomicBoolean warnedNonIdempotent = new AtomicBoolean();
@@ -71,6 +73,7 @@ public final class Engine {
         this.ticker = config.ticker();
         this.scheduler = config.scheduler();
         this.timers = new TimerQueue(scheduler, ticker);
+        this.deadlines = new TimerQueue(scheduler, ticker);
         this.tracker = config.latencyTracker()
                 .orElseGet(() -> LatencyTracker.builder().ticker(ticker).build());
         this.budget = config.budget().orElseGet(() -> HedgeBudget.builder()
@@ -126,7 +129,7 @@ public final class Engine {
                 notHedgedNonIdempotent.sum(),
                 Math.max(0, callsStarted - ok - failed - deadline - cancel),
                 Math.max(0, attemptsStarted - ended),
-                timers.size());
+                timers.size() + deadlines.size());
     }
 
     /** The policy's delay before {@code attemptNumber}; a policy that throws means no hedge. */

@@ -102,7 +102,7 @@ final class HedgedCall<T> extends CompletableFuture<T> implements DelayContext {
         if (deadlineNanos > 0) {
             ScheduledTask t;
             try {
-                t = engine.scheduler.schedule(this::onDeadline, deadlineNanos);
+                t = engine.deadlines.schedule(this::onDeadline, deadlineNanos);
             } catch (RuntimeException e) {
                 // a call whose deadline cannot be armed could hang: end it now, visibly
                 engine.logSchedulerFailure(e);
