@@ -276,8 +276,9 @@ final class HedgedCall<T> extends CompletableFuture<T> implements DelayContext {
                 stop = true;
             } else {
                 long now = engine.ticker.nanoTime();
-                if (pushbackUntilNanos > now) {
-                    wait = pushbackUntilNanos - now; // pushback arrived after the timer was armed
+                long pushbackUntil = pushbackUntilNanos;
+                if (pushbackUntil != Long.MIN_VALUE && pushbackUntil - now > 0) {
+                    wait = pushbackUntil - now; // pushback arrived after the timer was armed
                 } else if (engine.budget.tryAcquire()) {
                     next = reserveLocked(now);
                 } else {
@@ -616,7 +617,8 @@ final class HedgedCall<T> extends CompletableFuture<T> implements DelayContext {
         // bounded so the sum cannot overflow: no server asks for more than a day
         long until = engine.ticker.nanoTime() + Math.min(Math.max(0, delayNanos), 86_400_000_000_000L);
         synchronized (this) {
-            if (until > pushbackUntilNanos) {
+            long current = pushbackUntilNanos;
+            if (current == Long.MIN_VALUE || until - current > 0) {
                 pushbackUntilNanos = until;
             }
         }
