@@ -4,7 +4,8 @@ import java.util.concurrent.TimeoutException;
 
 /**
  * The call's overall deadline passed before any attempt succeeded; every attempt still running was
- * cancelled. Failures of attempts that ended before the deadline are attached as suppressed.
+ * cancelled. Failures of attempts that ended before the deadline are attached as suppressed. The
+ * deadline is in nanoseconds. Like any exception, not meant to be mutated after it is thrown.
  */
 public class DeadlineExceededException extends TimeoutException {
     private static final long serialVersionUID = 1L;

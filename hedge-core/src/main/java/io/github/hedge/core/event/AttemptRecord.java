@@ -2,7 +2,8 @@ package io.github.hedge.core.event;
 
 /**
  * One attempt of a completed call, as it appears in {@link CallCompleted#attempts()} and in the
- * slow-call log.
+ * slow-call log. Immutable, so safe to share between threads; times are
+ * in nanoseconds.
  *
  * @param attemptNumber 1 for the primary, 2.. for hedges
  * @param target where it ran as reported by the adapter, or {@code null}

@@ -1,7 +1,8 @@
 package io.github.hedge.core.event;
 
 /**
- * An attempt of a call started: the primary ({@code attemptNumber == 1}) or a hedge.
+ * An attempt of a call started: the primary ({@code attemptNumber == 1}) or a hedge. Immutable, so safe to share between threads; times are
+ * in nanoseconds.
  *
  * @param executorName the executor's name
  * @param callId the call

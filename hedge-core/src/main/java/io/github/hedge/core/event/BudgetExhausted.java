@@ -1,7 +1,8 @@
 package io.github.hedge.core.event;
 
 /**
- * A hedge was wanted but the hedge budget had no token for it.
+ * A hedge was wanted but the hedge budget had no token for it. Immutable, so safe to share between threads; times are
+ * in nanoseconds.
  *
  * @param executorName the executor's name
  * @param callId the call

@@ -1,7 +1,8 @@
 package io.github.hedge.core.event;
 
 /**
- * A hedge (an extra attempt) was sent for a call.
+ * A hedge (an extra attempt) was sent for a call. Immutable, so safe to share between threads; times are
+ * in nanoseconds.
  *
  * @param executorName the executor's name
  * @param callId the call

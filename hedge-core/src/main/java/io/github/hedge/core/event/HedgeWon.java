@@ -1,7 +1,8 @@
 package io.github.hedge.core.event;
 
 /**
- * A hedge, not the primary, produced the call's answer.
+ * A hedge, not the primary, produced the call's answer. Immutable, so safe to share between threads; times are
+ * in nanoseconds.
  *
  * @param executorName the executor's name
  * @param callId the call

@@ -2,7 +2,8 @@ package io.github.hedge.core.event;
 
 /**
  * A call, or a further attempt of it, was deliberately not hedged. Published at most once per call
- * and reason.
+ * and reason. Immutable, so safe to share between threads; times are
+ * in nanoseconds.
  *
  * @param executorName the executor's name
  * @param callId the call
