@@ -192,18 +192,6 @@ final class Attempt<T> implements AttemptContext, BiConsumer<T, Throwable>, Runn
         }
     }
 
-    /** Targets before this attempt plus its own, if reported. */
-    List<String> triedIncludingSelf() {
-        String t = target;
-        if (t == null) {
-            return triedBefore;
-        }
-        List<String> out = new ArrayList<>(triedBefore.size() + 1);
-        out.addAll(triedBefore);
-        out.add(t);
-        return out;
-    }
-
     AttemptRecord record(long callStartNanos, long callEndNanos, boolean won) {
         int s = state;
         AttemptRecord.AttemptOutcome outcome;

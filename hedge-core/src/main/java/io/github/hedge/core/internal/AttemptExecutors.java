@@ -17,17 +17,11 @@ public final class AttemptExecutors {
 
     private static final class Holder {
         static final Executor DEFAULT = create();
-        static final boolean VIRTUAL = DEFAULT.getClass().getName().contains("ThreadPerTask");
     }
 
     /** @return the process-wide default attempt executor */
     public static Executor defaultExecutor() {
         return Holder.DEFAULT;
-    }
-
-    /** @return whether the default executor runs attempts on virtual threads */
-    public static boolean defaultIsVirtual() {
-        return Holder.VIRTUAL;
     }
 
     private static Executor create() {

@@ -134,12 +134,7 @@ public final class Engine {
 
     /** The policy's delay before {@code attemptNumber}; a policy that throws means no hedge. */
     public long delayNanos(int attemptNumber, List<String> tried) {
-        try {
-            return delayPolicy.delayNanos(DelayContext.of(attemptNumber, tried, tracker));
-        } catch (RuntimeException e) {
-            logPolicyFailure(e);
-            return DelayPolicy.NO_HEDGE;
-        }
+        return delayNanos(DelayContext.of(attemptNumber, tried, tracker));
     }
 
     long delayNanos(DelayContext ctx) {

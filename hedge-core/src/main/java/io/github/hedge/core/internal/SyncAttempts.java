@@ -2,7 +2,6 @@ package io.github.hedge.core.internal;
 
 import io.github.hedge.core.AttemptFunction;
 import java.util.concurrent.Callable;
-import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
@@ -53,8 +52,6 @@ public final class SyncAttempts {
             if (cause instanceof Error err) {
                 throw err;
             }
-            throw e;
-        } catch (CancellationException e) {
             throw e;
         }
     }
