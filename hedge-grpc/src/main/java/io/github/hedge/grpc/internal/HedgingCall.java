@@ -71,7 +71,7 @@ public final class HedgingCall<ReqT, RespT> extends ClientCall<ReqT, RespT> {
     private RespT pendingMessage;
     private Status pendingStatus;
     private Metadata pendingTrailers;
-    private boolean closed;
+    private volatile boolean closed;
     private volatile Attributes attributes = Attributes.EMPTY;
 
     public HedgingCall(CallPlan plan, MethodDescriptor<ReqT, RespT> method, CallOptions callOptions, Channel next) {
