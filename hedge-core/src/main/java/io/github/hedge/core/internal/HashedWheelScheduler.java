@@ -327,6 +327,11 @@ public final class HashedWheelScheduler implements ClosableHedgeScheduler {
         }
 
         @Override
+        public boolean isPending() {
+            return state == WAITING && !owner.closed;
+        }
+
+        @Override
         public boolean cancel() {
             if (!STATE.compareAndSet(this, WAITING, CANCELLED)) {
                 return false;

@@ -117,6 +117,11 @@ public final class ThreadPoolScheduler implements ClosableHedgeScheduler {
         }
 
         @Override
+        public boolean isPending() {
+            return state == WAITING && !executor.isShutdown();
+        }
+
+        @Override
         public boolean cancel() {
             if (!STATE.compareAndSet(this, WAITING, CANCELLED)) {
                 return false;

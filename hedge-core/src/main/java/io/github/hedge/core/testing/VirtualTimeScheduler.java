@@ -141,6 +141,13 @@ public final class VirtualTimeScheduler implements HedgeScheduler, Ticker {
         }
 
         @Override
+        public boolean isPending() {
+            synchronized (VirtualTimeScheduler.this) {
+                return state == WAITING;
+            }
+        }
+
+        @Override
         public boolean cancel() {
             synchronized (VirtualTimeScheduler.this) {
                 if (state != WAITING) {
