@@ -24,17 +24,20 @@ import java.util.concurrent.CompletionStage;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
 import java.util.function.Supplier;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 
 /**
  * The executor's promises under hostile inputs: stages of every shape, hooks and user code that
  * throw anything, closed schedulers, pushback with failures, completion from outside by every
  * method of {@code CompletableFuture}, shared exception instances. Virtual time unless stated.
  */
+@Timeout(value = 60, unit = TimeUnit.SECONDS) // a regression here tends to hang a call: fail instead
 class HostileInputTest {
     private static final long MS = 1_000_000L;
 
@@ -316,6 +319,41 @@ class HostileInputTest {
         assertSettled(ex);
     }
 
+    @Test
+    void should_answer_with_the_primary_when_a_context_propagator_throws_while_the_hedge_timer_is_armed()
+            throws Exception {
+        AtomicInteger retrievals = new AtomicInteger();
+        ContextPropagator<String> failingSecondRetrieve = new ContextPropagator<>() {
+            @Override
+            public Supplier<Optional<String>> retrieve() {
+                return () -> {
+                    if (retrievals.incrementAndGet() > 1) { // the call's own retrieval works, the timer's not
+                        throw sneaky(new IOException("propagator"));
+                    }
+                    return Optional.of("ctx");
+                };
+            }
+
+            @Override
+            public Consumer<Optional<String>> copy() {
+                return v -> {};
+            }
+
+            @Override
+            public Consumer<Optional<String>> clear() {
+                return v -> {};
+            }
+        };
+        HedgedExecutor ex = executor(config().contextPropagators(List.of(failingSecondRetrieve)));
+        CompletableFuture<String> primary = new CompletableFuture<>();
+        CompletableFuture<String> call = ex.executeAsync(ctx -> primary); // must not throw: the primary runs
+        time.advance(Duration.ofMillis(100));
+        assertThat(ex.stats().attempts()).isEqualTo(1);
+        primary.complete("primary");
+        assertThat(call.get()).isEqualTo("primary");
+        assertSettled(ex);
+    }
+
     // ------------------------------------------------------------ 4. a closed scheduler
 
     @Test
@@ -358,6 +396,64 @@ class HostileInputTest {
         assertThat(unhedged.get()).isEqualTo("answer");
         assertThat(ex.stats().inFlightCalls()).isZero();
         assertThat(ex.stats().pendingAttempts()).isZero();
+    }
+
+    private HedgedExecutor onRealScheduler(ClosableHedgeScheduler scheduler, Duration delay) {
+        HedgedExecutor ex = HedgedExecutor.of(
+                "closing",
+                HedgeConfig.builder()
+                        .scheduler(scheduler)
+                        .idempotentByDefault(true)
+                        .budget(HedgeBudget.unlimited())
+                        .delay(DelayPolicy.fixed(delay))
+                        .build());
+        ex.events().subscribe(events::add);
+        return ex;
+    }
+
+    @Test
+    void should_settle_calls_waiting_on_timers_when_a_thread_pool_scheduler_closes_under_them() throws Exception {
+        assertCallsSettledWhenClosed(Schedulers.threadPool());
+    }
+
+    @Test
+    void should_settle_calls_waiting_on_timers_when_a_hashed_wheel_scheduler_closes_under_them() throws Exception {
+        assertCallsSettledWhenClosed(Schedulers.hashedWheel(Duration.ofMillis(1)));
+    }
+
+    private void assertCallsSettledWhenClosed(ClosableHedgeScheduler scheduler) throws Exception {
+        HedgedExecutor ex = onRealScheduler(scheduler, Duration.ofHours(1));
+        // waits on its deadline (and a hedge timer): nothing else could end it
+        CompletableFuture<String> never = new CompletableFuture<>();
+        CompletableFuture<String> bounded = ex.executeAsync(
+                CallOptions.builder().deadline(Duration.ofHours(2)).build(), ctx -> never);
+        // waits on a hedge timer only: its primary still answers
+        CompletableFuture<String> answer = new CompletableFuture<>();
+        CompletableFuture<String> unbounded = ex.executeAsync(ctx -> answer);
+        // every attempt failed; the retry waits out a pushback on a timer: nothing runs
+        IllegalStateException down = new IllegalStateException("UNAVAILABLE");
+        CompletableFuture<String> waiting = ex.executeAsync(ctx -> {
+            ctx.pushback(Duration.ofHours(1));
+            return CompletableFuture.failedFuture(down);
+        });
+        assertThat(ex.stats().pendingTimers())
+                .as("deadline + 2 hedge timers + 1 pushback wait")
+                .isEqualTo(4);
+
+        scheduler.close();
+
+        assertThat(bounded).isCompletedExceptionally();
+        assertThatThrownBy(bounded::get).cause().isInstanceOf(RejectedExecutionException.class);
+        assertThat(never).isCancelled();
+        assertThat(waiting).isCompletedExceptionally();
+        assertThatThrownBy(waiting::get).cause().isSameAs(down);
+        assertThat(unbounded).isNotDone();
+        answer.complete("answer");
+        assertThat(unbounded.get()).isEqualTo("answer");
+        assertThat(eventsOf(NotHedged.class))
+                .extracting(NotHedged::reason)
+                .contains(NotHedged.Reason.SCHEDULER_REJECTED);
+        assertSettled(ex);
     }
 
     // ------------------------------------------------------------ 5. pushback with a failure
@@ -463,11 +559,13 @@ class HostileInputTest {
     @Test
     void should_never_mutate_an_attempts_exception_when_instances_are_shared() {
         HedgedExecutor ex = executor(config().maxAttempts(3).deadline(Duration.ofSeconds(1)));
-        RuntimeException shared = new RuntimeException("preallocated");
+        RuntimeException shared = new RuntimeException("preallocated"); // as Netty and drivers do
         for (int i = 0; i < 1000; i++) {
-            CompletableFuture<String> call = ex.executeAsync(ctx -> CompletableFuture.failedFuture(shared));
+            CompletableFuture<String> call = ex.executeAsync(ctx -> CompletableFuture.failedFuture(
+                    ctx.attemptNumber() == 1 ? shared : new IllegalStateException("other " + ctx.attemptNumber())));
             time.runUntilIdle();
             assertThatThrownBy(call::get).cause().isSameAs(shared);
+            assertThat(shared.getSuppressed()).as("call %d", i).isEmpty();
         }
         // a deadline exception is the executor's own: the attempts' failures may be attached to it
         CompletableFuture<String> slow = ex.executeAsync(

@@ -16,7 +16,7 @@ import java.util.function.BiConsumer;
  * stage. Its state moves once from RUNNING to SUCCEEDED, FAILED or CANCELLED, so it is counted and
  * recorded exactly once.
  */
-final class Attempt<T> implements AttemptContext, BiConsumer<T, Throwable>, Runnable {
+final class Attempt<T> implements AttemptContext, BiConsumer<T, Throwable>, Runnable, Discardable {
     static final int RUNNING = 0;
     static final int SUCCEEDED = 1;
     static final int FAILED = 2;
@@ -125,6 +125,12 @@ final class Attempt<T> implements AttemptContext, BiConsumer<T, Throwable>, Runn
     @Override
     public void run() {
         call.onHedgeTimer(this);
+    }
+
+    /** The hedge timer armed after this attempt was dropped by a closing scheduler. */
+    @Override
+    public void discarded() {
+        call.onHedgeTimerDiscarded(this);
     }
 
     @Override

@@ -21,6 +21,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
 
 /**
  * One hedged call; it is also the caller's future, so cancelling or completing it from outside
@@ -105,7 +106,7 @@ final class HedgedCall<T> extends CompletableFuture<T> implements DelayContext {
         if (deadlineNanos > 0) {
             ScheduledTask t;
             try {
-                t = engine.deadlines.schedule(this::onDeadline, deadlineNanos);
+                t = engine.deadlines.schedule(this::onDeadline, this::onDeadlineDiscarded, deadlineNanos);
             } catch (RuntimeException e) {
                 // a call whose deadline cannot be armed could hang: end it now, visibly
                 engine.logSchedulerFailure(e);
@@ -263,10 +264,18 @@ final class HedgedCall<T> extends CompletableFuture<T> implements DelayContext {
      * @return false if the scheduler refused the timer
      */
     private boolean scheduleHedgeTimer(Attempt<T> prev, long delayNanos) {
-        Runnable task = propagate ? ContextPropagator.decorateRunnable(engine.propagators, prev) : prev;
+        Runnable task = prev;
+        if (propagate) {
+            try {
+                task = ContextPropagator.decorateRunnable(engine.propagators, prev); // reads the context now
+            } catch (Throwable e) { // NOPMD: a propagator is user code; a hedge without its context is not sent
+                engine.logHookFailure("a context propagator", e);
+                return false;
+            }
+        }
         ScheduledTask t;
         try {
-            t = engine.timers.schedule(task, delayNanos);
+            t = engine.timers.schedule(task, prev, delayNanos);
         } catch (RuntimeException e) {
             // no timer, no hedge: the attempts already running still answer the call
             engine.logSchedulerFailure(e);
@@ -347,6 +356,32 @@ final class HedgedCall<T> extends CompletableFuture<T> implements DelayContext {
             finish(CallCompleted.CallOutcome.FAILURE, 0, now);
             super.completeExceptionally(failure);
         }
+    }
+
+    /**
+     * The timer armed after {@code prev} was dropped by a closing scheduler: no hedge; and if it was
+     * a retry waiting out a pushback with nothing in flight, the call ends now.
+     */
+    void onHedgeTimerDiscarded(Attempt<T> prev) {
+        synchronized (this) {
+            if (state == DONE || started != prev.number) {
+                return;
+            }
+            hedgeTimer = null;
+            retryAfterPushback = false;
+        }
+        engine.logSchedulerFailure(new RejectedExecutionException("scheduler closed with a hedge timer pending"));
+        publishNotHedged(NotHedged.Reason.SCHEDULER_REJECTED);
+        endIfIdle();
+    }
+
+    /** The deadline timer was dropped by a closing scheduler: the call cannot be bounded, so it ends now. */
+    private void onDeadlineDiscarded() {
+        RejectedExecutionException e = new RejectedExecutionException(
+                "the scheduler of hedged executor '" + engine.name + "' was closed before this call's deadline");
+        engine.logSchedulerFailure(e);
+        publishNotHedged(NotHedged.Reason.SCHEDULER_REJECTED);
+        terminate(CallCompleted.CallOutcome.FAILURE, e, true);
     }
 
     /**

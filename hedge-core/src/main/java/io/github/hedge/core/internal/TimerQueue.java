@@ -23,7 +23,9 @@ import java.util.List;
  * scheduler about one task per delay period rather than a schedule and a cancel per call. The armed
  * task is trusted only while the scheduler reports it {@linkplain ScheduledTask#isPending()
  * pending}: once a closed scheduler has discarded it, the next timer re-arms, and the scheduler's
- * refusal reaches the caller of {@link #schedule}.
+ * refusal reaches the caller of {@link #schedule}. A built-in scheduler that closes tells the
+ * queue at once ({@link Discardable}), and every queued timer's discard callback runs, so the calls
+ * waiting on them are settled.
  *
  * <p>Internal; thread-safe.
  */
@@ -32,7 +34,7 @@ public final class TimerQueue {
 
     private final HedgeScheduler scheduler;
     private final Ticker ticker;
-    private final Runnable fire = this::fire;
+    private final Fire fire = new Fire();
 
     // guarded by this
     private Node[] heap = new Node[INITIAL_CAPACITY];
@@ -54,8 +56,20 @@ public final class TimerQueue {
      *     the timer is then not queued
      */
     public ScheduledTask schedule(Runnable task, long delayNanos) {
+        return schedule(task, null, delayNanos);
+    }
+
+    /**
+     * Queues {@code task} to run once after {@code delayNanos}; if a built-in scheduler is closed
+     * before it runs, {@code onDiscard} is told instead (on the closing thread).
+     *
+     * @return a handle whose {@code cancel()} removes it
+     * @throws RuntimeException what the scheduler throws when it refuses to arm (it was closed);
+     *     the timer is then not queued
+     */
+    ScheduledTask schedule(Runnable task, Discardable onDiscard, long delayNanos) {
         long now = ticker.nanoTime();
-        Node n = new Node(this, task, now + Math.max(0, delayNanos));
+        Node n = new Node(this, task, onDiscard, now + Math.max(0, delayNanos));
         synchronized (this) {
             n.seq = sequence++;
             insertLocked(n);
@@ -163,6 +177,46 @@ public final class TimerQueue {
         return true;
     }
 
+    /**
+     * The armed scheduler task was dropped by a closing scheduler: no timer of this queue can fire
+     * any more, so each is handed to its discard callback, and the next {@link #schedule} re-arms
+     * (and learns that the scheduler refuses).
+     */
+    private void discardAll() {
+        Node[] dropped;
+        int count;
+        synchronized (this) {
+            armed = null;
+            dropped = heap;
+            count = size;
+            heap = new Node[INITIAL_CAPACITY];
+            size = 0;
+            for (int i = 0; i < count; i++) {
+                dropped[i].index = -1;
+                dropped[i].task = null;
+            }
+        }
+        for (int i = 0; i < count; i++) {
+            Discardable d = dropped[i].onDiscard;
+            if (d != null) {
+                SchedulerThreads.runGuarded(d::discarded);
+            }
+        }
+    }
+
+    /** The task armed on the scheduler. */
+    private final class Fire implements Runnable, Discardable {
+        @Override
+        public void run() {
+            fire();
+        }
+
+        @Override
+        public void discarded() {
+            discardAll();
+        }
+    }
+
     /** The armed scheduler task: runs every timer due, then arms for the next one, if any. */
     private void fire() {
         List<Runnable> due = null;
@@ -199,13 +253,15 @@ public final class TimerQueue {
     private static final class Node implements ScheduledTask {
         final TimerQueue queue;
         final long due;
+        final Discardable onDiscard;
         long seq; // guarded by the queue
         Runnable task; // guarded by the queue
-        int index = -1; // guarded by the queue; -1 once fired or cancelled
+        int index = -1; // guarded by the queue; -1 once fired, cancelled or discarded
 
-        Node(TimerQueue queue, Runnable task, long due) {
+        Node(TimerQueue queue, Runnable task, Discardable onDiscard, long due) {
             this.queue = queue;
             this.task = task;
+            this.onDiscard = onDiscard;
             this.due = due;
         }
 

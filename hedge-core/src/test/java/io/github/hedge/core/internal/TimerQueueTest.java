@@ -123,10 +123,49 @@ class TimerQueueTest {
     void should_rearm_when_the_armed_task_was_discarded_by_a_closed_scheduler() {
         ClosableHedgeScheduler pool = Schedulers.threadPool();
         TimerQueue q = new TimerQueue(pool, time);
-        q.schedule(() -> {}, 10_000 * MS); // arms the pool for 10 s
-        pool.close(); // discards that task: nothing will ever fire it
+        List<String> discarded = new ArrayList<>();
+        q.schedule(() -> {}, () -> discarded.add("first"), 10_000 * MS); // arms the pool for 10 s
+        pool.close(); // drops that task: nothing will ever fire it, and the queue is told
+        assertThat(discarded).containsExactly("first");
+        assertThat(q.size()).isZero();
         // a later timer must not trust the dead arming: the scheduler's refusal reaches its caller
         assertThatThrownBy(() -> q.schedule(() -> {}, 20_000 * MS)).isInstanceOf(RejectedExecutionException.class);
-        assertThat(q.size()).isEqualTo(1);
+        assertThat(q.size()).isZero();
+    }
+
+    @Test
+    void should_trust_no_armed_task_that_a_scheduler_of_its_own_reports_as_no_longer_pending() {
+        // a user scheduler that drops tasks silently but reports them through isPending()
+        List<Runnable> accepted = new ArrayList<>();
+        boolean[] closed = {false};
+        io.github.hedge.core.spi.HedgeScheduler own = new io.github.hedge.core.spi.HedgeScheduler() {
+            @Override
+            public ScheduledTask schedule(Runnable task, long delayNanos) {
+                if (closed[0]) {
+                    throw new RejectedExecutionException("closed");
+                }
+                accepted.add(task);
+                return new ScheduledTask() {
+                    @Override
+                    public boolean cancel() {
+                        return false;
+                    }
+
+                    @Override
+                    public boolean isPending() {
+                        return !closed[0];
+                    }
+                };
+            }
+
+            @Override
+            public long pendingTasks() {
+                return closed[0] ? 0 : accepted.size();
+            }
+        };
+        TimerQueue q = new TimerQueue(own, time);
+        q.schedule(() -> {}, 10_000 * MS);
+        closed[0] = true;
+        assertThatThrownBy(() -> q.schedule(() -> {}, 20_000 * MS)).isInstanceOf(RejectedExecutionException.class);
     }
 }
