@@ -354,6 +354,38 @@ class HostileInputTest {
         assertSettled(ex);
     }
 
+    @Test
+    void should_hedge_never_rather_than_at_once_when_a_custom_policy_returns_long_max_value() throws Exception {
+        HedgedExecutor ex = executor(config().delay(ctx -> Long.MAX_VALUE)); // "very long", not NO_HEDGE
+        CompletableFuture<String> primary = new CompletableFuture<>();
+        CompletableFuture<String> call = ex.executeAsync(ctx -> primary);
+        time.advance(Duration.ofDays(364));
+        assertThat(ex.stats().attempts())
+                .as("a due time that overflowed would fire at once")
+                .isEqualTo(1);
+        primary.complete("primary");
+        assertThat(call.get()).isEqualTo("primary");
+        assertSettled(ex);
+    }
+
+    @Test
+    void should_fail_the_attempt_not_the_executor_when_a_foreign_exception_throws_from_get_cause() throws Exception {
+        HedgedExecutor ex = executor(config());
+        java.util.concurrent.CompletionException hostile =
+                new java.util.concurrent.CompletionException("hostile", null) {
+                    @Override
+                    public synchronized Throwable getCause() {
+                        throw new IllegalStateException("getCause");
+                    }
+                };
+        CompletableFuture<String> second = new CompletableFuture<>();
+        CompletableFuture<String> call =
+                ex.executeAsync(ctx -> ctx.attemptNumber() == 1 ? CompletableFuture.failedFuture(hostile) : second);
+        second.complete("second");
+        assertThat(call.get()).isEqualTo("second");
+        assertSettled(ex);
+    }
+
     // ------------------------------------------------------------ 4. a closed scheduler
 
     @Test

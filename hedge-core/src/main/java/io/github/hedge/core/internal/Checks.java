@@ -25,7 +25,8 @@ public final class Checks {
      */
     public static final Duration MAX_DURATION = Duration.ofDays(365);
 
-    private static final long MAX_DURATION_NANOS = MAX_DURATION.toNanos();
+    /** {@link #MAX_DURATION} in nanoseconds. */
+    public static final long MAX_DURATION_NANOS = MAX_DURATION.toNanos();
 
     /**
      * For durations that arrive at runtime rather than in configuration (a server's pushback), where

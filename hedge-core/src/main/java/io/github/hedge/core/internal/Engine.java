@@ -139,7 +139,8 @@ public final class Engine {
 
     long delayNanos(DelayContext ctx) {
         try {
-            return delayPolicy.delayNanos(ctx);
+            // a custom policy's "very long" (Long.MAX_VALUE) must not overflow a due time
+            return Math.min(delayPolicy.delayNanos(ctx), Checks.MAX_DURATION_NANOS);
         } catch (Throwable e) { // NOPMD: user code; whatever it throws, the call goes on unhedged
             logPolicyFailure(e);
             return DelayPolicy.NO_HEDGE;

@@ -907,8 +907,13 @@ final class HedgedCall<T> extends CompletableFuture<T> implements DelayContext {
      * nothing else is (an {@code ExecutionException} the user's code threw is its answer).
      */
     static Throwable unwrap(Throwable t) {
-        if (t instanceof CompletionException && t.getCause() != null) {
-            return t.getCause();
+        if (t instanceof CompletionException) {
+            try {
+                Throwable cause = t.getCause();
+                return cause != null ? cause : t;
+            } catch (Throwable hostile) { // NOPMD: a foreign exception whose getCause() throws
+                return t;
+            }
         }
         return t;
     }
