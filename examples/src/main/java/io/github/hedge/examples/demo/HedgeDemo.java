@@ -1,0 +1,476 @@
+package io.github.hedge.examples.demo;
+
+import io.github.hedge.core.HedgeConfig;
+import io.github.hedge.grpc.HedgeLoadBalancerProvider;
+import io.github.hedge.grpc.HedgingClientInterceptor;
+import io.grpc.ManagedChannel;
+import io.grpc.MethodDescriptor;
+import io.grpc.netty.NettyChannelBuilder;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.net.InetSocketAddress;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The one-command demo. By default it starts three gRPC replicas on 127.0.0.1 ({@link DemoBackends}:
+ * heavy-tailed latency, replica 3 stalls now and then) and drives the same open-loop load through
+ * three channels in turn: plain {@code round_robin}, hedge-grpc ({@link HedgingClientInterceptor}
+ * with the {@code hedge_round_robin} balancer, 5% budget) and grpc-java's native {@code hedgingPolicy}
+ * with a fixed delay set to the unhedged p95. It prints a side-by-side table and writes an HTML
+ * report. {@code --grpc host:port,...} drives real servers instead. Run with {@code --help}.
+ */
+public final class HedgeDemo {
+    /** Held so the level sticks: java.util.logging keeps loggers weakly. */
+    private static final List<java.util.logging.Logger> QUIET =
+            List.of(java.util.logging.Logger.getLogger("io.grpc"), java.util.logging.Logger.getLogger("io.netty"));
+
+    private HedgeDemo() {}
+
+    /** The demo's settings, parsed from the command line. */
+    static final class Options {
+        double seconds = 20;
+        double rate = 200;
+        double warmupSeconds = 1;
+        Path report = Path.of("target", "hedge-demo-report.html");
+        List<InetSocketAddress> grpc = List.of();
+        String method = "grpc.health.v1.Health/Check";
+        List<String> modes = List.of("none", "hedge", "native");
+        double maxExtraLoad = 0.05;
+        int maxAttempts = 3;
+        double medianMillis = 2;
+        double stallPercent = 10;
+        long seed = 42;
+        long deadlineMillis = 2_000;
+        Double nativeDelayMillis;
+        boolean progress = true;
+        boolean help;
+
+        private static final java.util.Set<String> KNOWN = java.util.Set.of(
+                "--seconds",
+                "--rate",
+                "--warmup",
+                "--report",
+                "--grpc",
+                "--method",
+                "--modes",
+                "--max-extra-load",
+                "--max-attempts",
+                "--median-ms",
+                "--stall-percent",
+                "--seed",
+                "--deadline-ms",
+                "--native-delay-ms");
+
+        static Options parse(String[] args) {
+            Options o = new Options();
+            for (int i = 0; i < args.length; i++) {
+                String a = args[i];
+                if (a.equals("--help") || a.equals("-h")) {
+                    o.help = true;
+                    continue;
+                }
+                if (a.equals("--no-progress")) {
+                    o.progress = false;
+                    continue;
+                }
+                String value;
+                String name = a.indexOf('=') > 0 ? a.substring(0, a.indexOf('=')) : a;
+                if (!KNOWN.contains(name)) {
+                    throw new IllegalArgumentException("unknown option " + name + " (see --help)");
+                }
+                int eq = a.indexOf('=');
+                if (eq > 0) {
+                    value = a.substring(eq + 1);
+                    a = a.substring(0, eq);
+                } else if (i + 1 < args.length) {
+                    value = args[++i];
+                } else {
+                    throw new IllegalArgumentException(a + " needs a value (see --help)");
+                }
+                switch (a) {
+                    case "--seconds" -> o.seconds = number(a, value, 0.5, 3600);
+                    case "--rate" -> o.rate = number(a, value, 1, 20_000);
+                    case "--warmup" -> o.warmupSeconds = number(a, value, 0, 60);
+                    case "--report" -> o.report = Path.of(value);
+                    case "--grpc" -> o.grpc = addresses(value);
+                    case "--method" -> o.method = value;
+                    case "--modes" -> o.modes = modes(value);
+                    case "--max-extra-load" -> o.maxExtraLoad = number(a, value, 0.0001, 0.9999);
+                    case "--max-attempts" -> o.maxAttempts = (int) number(a, value, 1, 5);
+                    case "--median-ms" -> o.medianMillis = number(a, value, 0.01, 1000);
+                    case "--stall-percent" -> o.stallPercent = number(a, value, 0, 100);
+                    case "--seed" -> o.seed = (long) number(a, value, Long.MIN_VALUE, Long.MAX_VALUE);
+                    case "--deadline-ms" -> o.deadlineMillis = (long) number(a, value, 1, 600_000);
+                    case "--native-delay-ms" -> o.nativeDelayMillis = number(a, value, 0, 60_000);
+                    default -> throw new IllegalArgumentException("unknown option " + a + " (see --help)");
+                }
+            }
+            return o;
+        }
+
+        private static double number(String name, String value, double min, double max) {
+            double v;
+            try {
+                v = Double.parseDouble(value);
+            } catch (NumberFormatException e) {
+                throw new IllegalArgumentException(
+                        name + " must be a number in [" + num(min) + ", " + num(max) + "], was \"" + value + "\"");
+            }
+            if (!(v >= min && v <= max)) {
+                throw new IllegalArgumentException(
+                        name + " must be in [" + num(min) + ", " + num(max) + "], was " + value);
+            }
+            return v;
+        }
+
+        private static String num(double d) {
+            return d == Math.rint(d) && Math.abs(d) < 1e15 ? Long.toString((long) d) : Double.toString(d);
+        }
+
+        private static List<InetSocketAddress> addresses(String value) {
+            List<InetSocketAddress> list = new ArrayList<>();
+            for (String part : value.split(",")) {
+                String p = part.trim();
+                int colon = p.lastIndexOf(':');
+                if (colon <= 0 || colon == p.length() - 1) {
+                    throw new IllegalArgumentException("--grpc takes host:port[,host:port...], was \"" + value + "\"");
+                }
+                int port;
+                try {
+                    port = Integer.parseInt(p.substring(colon + 1));
+                } catch (NumberFormatException e) {
+                    throw new IllegalArgumentException(
+                            "--grpc port must be a number in [1, 65535], was \"" + p.substring(colon + 1) + "\"");
+                }
+                if (port < 1 || port > 65535) {
+                    throw new IllegalArgumentException("--grpc port must be in [1, 65535], was " + port);
+                }
+                String host = p.substring(0, colon).replace("[", "").replace("]", "");
+                list.add(new InetSocketAddress(host, port));
+            }
+            return List.copyOf(list);
+        }
+
+        private static List<String> modes(String value) {
+            List<String> list = new ArrayList<>();
+            for (String m : value.split(",")) {
+                String mode = m.trim().toLowerCase(Locale.ROOT);
+                if (!List.of("none", "hedge", "native").contains(mode)) {
+                    throw new IllegalArgumentException(
+                            "--modes takes a list of none, hedge, native, was \"" + value + "\"");
+                }
+                list.add(mode);
+            }
+            return List.copyOf(list);
+        }
+    }
+
+    static final String HELP =
+            """
+            hedge demo: the same open-loop load without hedging, with hedge-grpc and with grpc-java's
+            native hedgingPolicy, side by side.
+
+              --seconds N          measured seconds in all, split between the modes (default 20)
+              --rate R             calls started per second, whatever the latency (default 200)
+              --warmup S           unrecorded warm-up per mode, seconds (default 1)
+              --report FILE        where to write the HTML report (default target/hedge-demo-report.html)
+              --modes LIST         any of none,hedge,native (default all three, in that order)
+              --max-extra-load F   hedge-grpc: hedge after the (1-F) percentile, at most F extra (default 0.05)
+              --max-attempts N     attempts per call for both hedging modes, in [1, 5] (default 3)
+              --native-delay-ms D  native hedgingDelay (default: the p95 measured without hedging, else 10)
+              --deadline-ms D      per-call deadline (default 2000)
+            Embedded backends (the default: three replicas on 127.0.0.1):
+              --median-ms M        healthy median service time (default 2)
+              --stall-percent P    share of replica 3's requests that stall 40-250 ms (default 10)
+              --seed N             seeds the replicas' latency (default 42)
+            Real servers instead:
+              --grpc H:P,H:P,...   the replicas to call (plaintext); nothing is started
+              --method NAME        unary method to call with an empty request; it must be safe to
+                                   repeat (default grpc.health.v1.Health/Check)
+            """;
+
+    /**
+     * Runs the demo and exits.
+     *
+     * @param args see {@code --help}
+     */
+    public static void main(String[] args) {
+        // grpc-netty's start-up INFO lines would land in the middle of the table
+        QUIET.forEach(l -> l.setLevel(java.util.logging.Level.WARNING));
+        int status;
+        try {
+            run(args, System.out);
+            status = 0;
+        } catch (IllegalArgumentException e) {
+            System.err.println("hedge demo: " + e.getMessage());
+            status = 2;
+        } catch (Exception e) {
+            System.err.println("hedge demo failed: " + e);
+            status = 1;
+        }
+        System.exit(status);
+    }
+
+    /** What a run produced. */
+    record Summary(List<PhaseResult> phases, Path report, long[] requestsPerReplica) {}
+
+    static Summary run(String[] args, PrintStream out) throws IOException, InterruptedException {
+        Options o = Options.parse(args);
+        if (o.help) {
+            out.print(HELP);
+            return new Summary(List.of(), null, new long[0]);
+        }
+        boolean embedded = o.grpc.isEmpty();
+        DemoBackends backends = null;
+        try {
+            List<InetSocketAddress> addresses;
+            String methodName;
+            List<String> setup = new ArrayList<>();
+            if (embedded) {
+                backends = DemoBackends.start(o.medianMillis, o.stallPercent, o.seed);
+                addresses = backends.addresses();
+                methodName = DemoService.METHOD;
+                setup.add(String.format(
+                        Locale.ROOT,
+                        "backend: 3 embedded gRPC replicas on 127.0.0.1, lognormal latency (median %s ms) with a"
+                                + " Pareto tail on 1%% of requests; replica 3 stalls %s%% of its requests for 40-250 ms",
+                        trim(o.medianMillis),
+                        trim(o.stallPercent)));
+            } else {
+                addresses = o.grpc;
+                methodName = o.method;
+                setup.add("backend: " + addresses.size() + " gRPC servers " + addresses + ", method " + methodName);
+            }
+            long measurePerMode = Math.round(o.seconds * 1000 / o.modes.size());
+            long warmup = Math.round(o.warmupSeconds * 1000);
+            setup.add(String.format(
+                    Locale.ROOT,
+                    "load: %s calls/s open-loop, %s s measured per mode after %s s of warm-up, deadline %d ms",
+                    trim(o.rate),
+                    trim(measurePerMode / 1000.0),
+                    trim(o.warmupSeconds),
+                    o.deadlineMillis));
+            out.println("hedge demo");
+            for (String line : setup) {
+                out.println("  " + line);
+            }
+            out.println();
+
+            String target = DemoService.target(addresses);
+            MethodDescriptor<byte[], byte[]> method = DemoService.method(methodName, true);
+            ConsoleProgress progress = new ConsoleProgress(out, o.progress, o.modes.size(), warmup + measurePerMode);
+            List<PhaseResult> phases = new ArrayList<>();
+            Double nativeDelay = o.nativeDelayMillis;
+            for (String mode : o.modes) {
+                String label;
+                ManagedChannel channel;
+                HedgingClientInterceptor hedging = null;
+                switch (mode) {
+                    case "none" -> {
+                        label = "no hedging";
+                        channel = channel(target, "round_robin").build();
+                    }
+                    case "hedge" -> {
+                        label = "hedge-grpc";
+                        hedging = HedgingClientInterceptor.builder()
+                                .defaults(HedgeConfig.builder()
+                                        .maxExtraLoad(o.maxExtraLoad)
+                                        .maxAttempts(o.maxAttempts)
+                                        .build())
+                                .build();
+                        channel = channel(target, HedgeLoadBalancerProvider.POLICY_NAME)
+                                .intercept(hedging)
+                                .build();
+                    }
+                    default -> {
+                        label = "grpc native hedging";
+                        if (nativeDelay == null) {
+                            nativeDelay = 10.0;
+                        }
+                        channel = channel(target, "round_robin")
+                                .defaultServiceConfig(nativeHedging(methodName, o.maxAttempts, nativeDelay))
+                                .enableRetry()
+                                .build();
+                        setup.add(String.format(
+                                Locale.ROOT,
+                                "grpc native hedging: hedgingPolicy maxAttempts %d, hedgingDelay %s ms%s",
+                                o.maxAttempts,
+                                trim(nativeDelay),
+                                o.nativeDelayMillis == null && o.modes.contains("none")
+                                        ? " (the p95 measured without hedging)"
+                                        : ""));
+                    }
+                }
+                if (hedging != null) {
+                    setup.add(String.format(
+                            Locale.ROOT,
+                            "hedge-grpc: maxExtraLoad %s (hedge after the p%s of recent latency, budget %s%%),"
+                                    + " maxAttempts %d, hedge_round_robin balancer",
+                            trim(o.maxExtraLoad),
+                            trim(100 * (1 - o.maxExtraLoad)),
+                            trim(100 * o.maxExtraLoad),
+                            o.maxAttempts));
+                }
+                progress.startPhase(label);
+                try {
+                    LoadDriver driver = new LoadDriver(channel, method, new byte[0], o.deadlineMillis);
+                    PhaseResult r = driver.run(label, o.rate, warmup, measurePerMode, progress);
+                    phases.add(r);
+                    if (mode.equals("none") && o.nativeDelayMillis == null && r.successes() > 0) {
+                        nativeDelay = Math.max(1.0, Math.ceil(r.percentileMillis(0.95)));
+                    }
+                } finally {
+                    channel.shutdownNow();
+                    channel.awaitTermination(5, TimeUnit.SECONDS);
+                }
+            }
+            progress.done();
+            out.println();
+            printTable(out, phases);
+            long[] perReplica = backends == null ? new long[0] : backends.received();
+            if (backends != null) {
+                out.printf(
+                        Locale.ROOT,
+                        "%nrequests per replica over the whole run, warm-ups and hedges included: %s;"
+                                + " %d losing attempts cancelled%n",
+                        joined(perReplica),
+                        backends.cancelled());
+            }
+            out.println("  extra load = attempts sent / calls - 1; hedges won = calls answered by an attempt other"
+                    + " than the first");
+            out.println("  (a 2-core machine shared with other work makes the figures noisy: run it twice)");
+            Path report = o.report.toAbsolutePath().normalize();
+            HtmlReport.write(report, "hedge demo", setup, phases);
+            out.println();
+            out.println("HTML report: " + report);
+            return new Summary(List.copyOf(phases), report, perReplica);
+        } finally {
+            if (backends != null) {
+                backends.close();
+            }
+        }
+    }
+
+    private static NettyChannelBuilder channel(String target, String policy) {
+        return NettyChannelBuilder.forTarget(target).usePlaintext().defaultLoadBalancingPolicy(policy);
+    }
+
+    /** grpc-java's service config for native hedging of one service's methods. */
+    static Map<String, Object> nativeHedging(String fullMethodName, int maxAttempts, double delayMillis) {
+        String service = fullMethodName.substring(0, Math.max(0, fullMethodName.lastIndexOf('/')));
+        Map<String, Object> policy = new LinkedHashMap<>();
+        policy.put("maxAttempts", (double) maxAttempts);
+        policy.put("hedgingDelay", String.format(Locale.ROOT, "%.3fs", delayMillis / 1000.0));
+        policy.put("nonFatalStatusCodes", List.of("UNAVAILABLE"));
+        Map<String, Object> methodConfig = new LinkedHashMap<>();
+        methodConfig.put("name", List.of(Map.of("service", service)));
+        methodConfig.put("hedgingPolicy", policy);
+        return Map.of("methodConfig", List.of(methodConfig));
+    }
+
+    static void printTable(PrintStream out, List<PhaseResult> phases) {
+        out.printf(
+                Locale.ROOT,
+                "%-20s %7s %9s %9s %9s %9s %9s %11s %11s %7s%n",
+                "",
+                "calls",
+                "p50",
+                "p90",
+                "p99",
+                "p99.9",
+                "max",
+                "extra load",
+                "hedges won",
+                "errors");
+        for (PhaseResult r : phases) {
+            out.printf(
+                    Locale.ROOT,
+                    "%-20s %7d %9s %9s %9s %9s %9s %10.1f%% %11d %7d%n",
+                    r.label(),
+                    r.calls(),
+                    HtmlReport.ms(r.percentileMillis(0.5)),
+                    HtmlReport.ms(r.percentileMillis(0.9)),
+                    HtmlReport.ms(r.percentileMillis(0.99)),
+                    HtmlReport.ms(r.percentileMillis(0.999)),
+                    HtmlReport.ms(r.maxMillis()),
+                    100 * r.extraLoad(),
+                    r.hedgesWon(),
+                    r.errors());
+        }
+    }
+
+    private static String joined(long[] v) {
+        StringBuilder b = new StringBuilder();
+        for (int i = 0; i < v.length; i++) {
+            b.append(i == 0 ? "" : " / ").append(v[i]);
+        }
+        return b.toString();
+    }
+
+    private static String trim(double d) {
+        if (d == Math.rint(d)) {
+            return Long.toString((long) d);
+        }
+        return String.format(Locale.ROOT, "%.3f", d).replaceAll("0+$", "");
+    }
+
+    /** A one-line progress bar, redrawn in place; plain lines when {@code live} is false. */
+    static final class ConsoleProgress implements LoadDriver.Progress {
+        private final PrintStream out;
+        private final boolean live;
+        private final int phases;
+        private final long phaseMillis;
+        private int phase = -1;
+        private String label = "";
+
+        ConsoleProgress(PrintStream out, boolean live, int phases, long phaseMillis) {
+            this.out = out;
+            this.live = live;
+            this.phases = phases;
+            this.phaseMillis = phaseMillis;
+        }
+
+        void startPhase(String label) {
+            phase++;
+            this.label = label;
+            if (!live) {
+                out.println("running: " + label);
+            }
+        }
+
+        @Override
+        public void update(long elapsedMillis, int inFlight) {
+            if (!live) {
+                return;
+            }
+            double done =
+                    (phase * phaseMillis + Math.min(elapsedMillis, phaseMillis)) / (double) (phases * phaseMillis);
+            int width = 30;
+            int filled = (int) Math.round(done * width);
+            long left = Math.round((1 - done) * phases * phaseMillis / 1000.0);
+            out.printf(
+                    Locale.ROOT,
+                    "\r[%s%s] %3d%%  %-20s  %4d in flight  ~%ds left ",
+                    "#".repeat(filled),
+                    ".".repeat(width - filled),
+                    Math.round(done * 100),
+                    label,
+                    inFlight,
+                    left);
+            out.flush();
+        }
+
+        void done() {
+            if (live) {
+                update(phaseMillis, 0);
+                out.println();
+            }
+        }
+    }
+}

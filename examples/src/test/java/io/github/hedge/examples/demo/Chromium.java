@@ -1,0 +1,75 @@
+package io.github.hedge.examples.demo;
+
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+/** Debian's chromium, headless, with the flags a closed network needs. */
+final class Chromium {
+    static final String INSTALL_HINT =
+            "chromium is not installed, so the headless-browser check of the HTML report is skipped;"
+                    + " install it with `apt-get install -y chromium` (Debian/Ubuntu) or set CHROMIUM=/path/to/chromium";
+
+    private Chromium() {}
+
+    static Path binary() {
+        String env = System.getenv("CHROMIUM");
+        if (env != null && !env.isBlank()) {
+            return Path.of(env);
+        }
+        for (String candidate : List.of("/usr/bin/chromium", "/usr/bin/chromium-browser")) {
+            if (Files.isExecutable(Path.of(candidate))) {
+                return Path.of(candidate);
+            }
+        }
+        return null;
+    }
+
+    static void assumeInstalled() {
+        Path b = binary();
+        if (b == null || !Files.isExecutable(b)) {
+            System.err.println(INSTALL_HINT);
+        }
+        assumeTrue(b != null && Files.isExecutable(b), INSTALL_HINT);
+    }
+
+    /** @return the DOM after the page's scripts ran */
+    static String dumpDom(Path html, Path profile) throws IOException, InterruptedException {
+        Files.createDirectories(profile);
+        List<String> cmd = new ArrayList<>(List.of(
+                binary().toString(),
+                "--headless",
+                "--no-sandbox",
+                "--disable-gpu",
+                "--disable-quic",
+                "--no-first-run",
+                "--disable-background-networking",
+                "--disable-component-update",
+                "--disable-sync",
+                "--user-data-dir=" + profile.toAbsolutePath(),
+                "--window-size=1200,1600",
+                "--virtual-time-budget=5000",
+                "--dump-dom",
+                html.toUri().toString()));
+        Path stdout = Files.createTempFile(profile.getParent(), "dom", ".html");
+        Path stderr = Files.createTempFile(profile.getParent(), "chromium", ".log");
+        Process p = new ProcessBuilder(cmd)
+                .redirectOutput(stdout.toFile())
+                .redirectError(stderr.toFile())
+                .start();
+        if (!p.waitFor(120, TimeUnit.SECONDS)) {
+            p.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+            throw new AssertionError("chromium did not finish within 120 s: " + Files.readString(stderr));
+        }
+        if (p.exitValue() != 0) {
+            throw new AssertionError("chromium exited with " + p.exitValue() + ": " + Files.readString(stderr));
+        }
+        return Files.readString(stdout, StandardCharsets.UTF_8);
+    }
+}

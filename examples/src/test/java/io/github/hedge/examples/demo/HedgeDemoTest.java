@@ -1,0 +1,186 @@
+package io.github.hedge.examples.demo;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Runs the README's demo for a few seconds (real grpc servers on 127.0.0.1, real channels) and checks
+ * its table and its HTML report, which Debian's chromium renders headless. Timings are never asserted:
+ * the machine may be loaded.
+ */
+@Timeout(value = 5, unit = TimeUnit.MINUTES)
+class HedgeDemoTest {
+    @TempDir
+    static Path dir;
+
+    static HedgeDemo.Summary summary;
+    static String console;
+
+    @BeforeAll
+    static void runShortDemo() throws Exception {
+        ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+        try (PrintStream out = new PrintStream(bytes, true, StandardCharsets.UTF_8)) {
+            summary = HedgeDemo.run(
+                    new String[] {
+                        "--seconds",
+                        "3",
+                        "--rate",
+                        "150",
+                        "--warmup",
+                        "0.5",
+                        "--no-progress",
+                        "--report",
+                        dir.resolve("report.html").toString()
+                    },
+                    out);
+        }
+        console = bytes.toString(StandardCharsets.UTF_8);
+    }
+
+    @Test
+    void should_print_one_row_per_mode_when_the_demo_runs_with_defaults() {
+        assertThat(summary.phases())
+                .extracting(PhaseResult::label)
+                .containsExactly("no hedging", "hedge-grpc", "grpc native hedging");
+        assertThat(console)
+                .contains("p50", "p90", "p99", "p99.9", "max", "extra load", "hedges won")
+                .contains("HTML report: " + summary.report());
+        for (PhaseResult r : summary.phases()) {
+            assertThat(r.calls()).as(r.label()).isGreaterThan(100);
+            assertThat(r.successes()).as(r.label()).isGreaterThan(0);
+            assertThat(console).contains(r.label());
+        }
+    }
+
+    @Test
+    void should_send_no_extra_attempt_without_hedging_and_stay_near_the_budget_with_hedge_grpc_when_run() {
+        PhaseResult none = summary.phases().get(0);
+        PhaseResult hedge = summary.phases().get(1);
+        assertThat(none.attempts()).isEqualTo(none.calls());
+        assertThat(none.hedgesWon()).isZero();
+        // 5% budget; a generous margin for the budget's window at a short run
+        assertThat(hedge.extraLoad()).isLessThanOrEqualTo(0.10);
+        assertThat(hedge.hedgesWon()).isLessThanOrEqualTo(hedge.attempts() - hedge.calls());
+        // every answer came from a request some replica received
+        long served = 0;
+        for (long n : summary.requestsPerReplica()) {
+            assertThat(n).isGreaterThan(0);
+            served += n;
+        }
+        long measuredAttempts = 0;
+        for (PhaseResult r : summary.phases()) {
+            measuredAttempts += r.attempts();
+        }
+        assertThat(served)
+                .isGreaterThanOrEqualTo(
+                        measuredAttempts - summary.phases().get(1).errors());
+    }
+
+    @Test
+    void should_write_a_self_contained_report_when_the_demo_ends() throws Exception {
+        String html = Files.readString(summary.report());
+        assertThat(html).contains("<table id=\"summary\">", "new Chart(", "hedge-grpc", "grpc native hedging");
+        // Chart.js is inlined: no script is fetched from anywhere
+        assertThat(html).doesNotContain("<script src");
+        assertThat(html).contains("Chart.js v" + HtmlReport.chartJsVersion());
+    }
+
+    @Test
+    void should_draw_both_charts_when_chromium_renders_the_report() throws Exception {
+        Chromium.assumeInstalled();
+        String dom = Chromium.dumpDom(summary.report(), dir.resolve("chromium-profile"));
+        Matcher m = Pattern.compile("render-check (\\{[^<]*})").matcher(dom);
+        assertThat(m.find())
+                .as("the page's render check ran; DOM was:%n%s", tail(dom))
+                .isTrue();
+        String check = m.group(1);
+        assertThat(ints(check, "datasets")).as(check).containsExactly(3, 3);
+        assertThat(ints(check, "charts")).as(check).containsExactly(2);
+        for (int points : ints(check, "points")) {
+            assertThat(points).as("points per chart in %s", check).isGreaterThan(10);
+        }
+        for (int painted : ints(check, "painted")) {
+            // an empty canvas paints nothing; axes alone paint a few thousand pixels, data more
+            assertThat(painted).as("painted pixels per chart in %s", check).isGreaterThan(5_000);
+        }
+    }
+
+    @Test
+    void should_drive_given_servers_when_grpc_addresses_are_passed() throws Exception {
+        try (DemoBackends backends = DemoBackends.start(1, 0, 7)) {
+            StringBuilder list = new StringBuilder();
+            backends.addresses().forEach(a -> list.append(list.length() == 0 ? "" : ",")
+                    .append("127.0.0.1:")
+                    .append(a.getPort()));
+            ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+            HedgeDemo.Summary s;
+            try (PrintStream out = new PrintStream(bytes, true, StandardCharsets.UTF_8)) {
+                s = HedgeDemo.run(
+                        new String[] {
+                            "--grpc",
+                            list.toString(),
+                            "--method",
+                            DemoService.METHOD,
+                            "--modes",
+                            "hedge",
+                            "--seconds",
+                            "1",
+                            "--warmup",
+                            "0",
+                            "--rate",
+                            "100",
+                            "--no-progress",
+                            "--report",
+                            dir.resolve("real.html").toString()
+                        },
+                        out);
+            }
+            assertThat(s.phases()).singleElement().satisfies(r -> assertThat(r.successes())
+                    .isGreaterThan(50));
+            assertThat(backends.received()).doesNotContain(0L);
+            assertThat(bytes.toString(StandardCharsets.UTF_8)).contains("3 gRPC servers");
+        }
+    }
+
+    @Test
+    void should_name_the_option_its_range_and_the_value_when_an_option_is_invalid() {
+        assertThatThrownBy(() -> HedgeDemo.Options.parse(new String[] {"--rate", "0"}))
+                .hasMessage("--rate must be in [1, 20000], was 0");
+        assertThatThrownBy(() -> HedgeDemo.Options.parse(new String[] {"--modes", "none,fast"}))
+                .hasMessage("--modes takes a list of none, hedge, native, was \"none,fast\"");
+        assertThatThrownBy(() -> HedgeDemo.Options.parse(new String[] {"--grpc", "localhost"}))
+                .hasMessageContaining("host:port");
+        assertThatThrownBy(() -> HedgeDemo.Options.parse(new String[] {"--fast"}))
+                .hasMessageContaining("unknown option --fast");
+    }
+
+    private static List<Integer> ints(String json, String key) {
+        Matcher m = Pattern.compile("\"" + key + "\":(\\[[^\\]]*]|\\d+)").matcher(json);
+        assertThat(m.find()).as("%s in %s", key, json).isTrue();
+        List<Integer> out = new ArrayList<>();
+        Matcher d = Pattern.compile("\\d+").matcher(m.group(1));
+        while (d.find()) {
+            out.add(Integer.parseInt(d.group()));
+        }
+        return out;
+    }
+
+    private static String tail(String s) {
+        return s.length() > 2000 ? s.substring(s.length() - 2000) : s;
+    }
+}
