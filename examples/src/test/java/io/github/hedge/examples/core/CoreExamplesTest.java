@@ -1,0 +1,82 @@
+package io.github.hedge.examples.core;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.github.hedge.core.HedgedExecutor;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+@Timeout(value = 60, unit = TimeUnit.SECONDS)
+class CoreExamplesTest {
+    private static Replicas slowThenFast() {
+        Map<String, Duration> delays = new LinkedHashMap<>();
+        delays.put("a", Duration.ofSeconds(20)); // far beyond any delay a loaded machine adds
+        delays.put("b", Duration.ofMillis(5));
+        return new Replicas(delays);
+    }
+
+    @Test
+    void should_answer_from_the_hedge_and_cancel_the_slow_primary_when_the_first_replica_is_slow() throws Exception {
+        try (Replicas replicas = slowThenFast()) {
+            HedgedExecutor executor = CoreAsyncExample.fixedDelay();
+            assertThat(CoreAsyncExample.read(executor, replicas, "user-42").get(30, TimeUnit.SECONDS))
+                    .isEqualTo("b:user-42");
+            assertThat(replicas.calls()).containsEntry("a", 1).containsEntry("b", 1);
+            assertThat(executor.stats().hedgesWon()).isEqualTo(1);
+            // the loser's future was cancelled, so its pending answer was dropped
+            assertThat(replicas.cancelled()).containsEntry("a", 1);
+        }
+    }
+
+    @Test
+    void should_not_hedge_before_it_has_latency_history_when_configured_adaptively() throws Exception {
+        try (Replicas replicas = new Replicas(Map.of("a", Duration.ofMillis(1), "b", Duration.ofMillis(1)))) {
+            HedgedExecutor executor = CoreAsyncExample.adaptive();
+            for (int i = 0; i < 20; i++) {
+                assertThat(CoreAsyncExample.read(executor, replicas, "k").get(30, TimeUnit.SECONDS))
+                        .endsWith(":k");
+            }
+            assertThat(executor.stats().calls()).isEqualTo(20);
+            // 5% budget: 20 primaries earn at most one hedge
+            assertThat(executor.stats().hedgesSent()).isLessThanOrEqualTo(1);
+        }
+    }
+
+    @Test
+    void should_return_the_hedge_answer_and_interrupt_the_loser_when_blocking() throws Exception {
+        try (Replicas replicas = slowThenFast()) {
+            HedgedExecutor executor = CoreAsyncExample.fixedDelay();
+            assertThat(CoreBlockingExample.read(executor, replicas, "user-42")).isEqualTo("b:user-42");
+            assertThat(executor.stats().hedgesSent()).isEqualTo(1);
+            // the losing attempt's thread is interrupted; give it a moment to notice
+            long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+            while (replicas.cancelled().get("a") == 0 && System.nanoTime() < until) {
+                Thread.sleep(10);
+            }
+            assertThat(replicas.cancelled()).containsEntry("a", 1);
+        }
+    }
+
+    @Test
+    void should_run_a_non_idempotent_call_exactly_once_when_it_is_slow() throws Exception {
+        Map<String, Duration> delays = new LinkedHashMap<>();
+        delays.put("a", Duration.ofMillis(300)); // well past the 20 ms hedge delay
+        delays.put("b", Duration.ofMillis(5));
+        try (Replicas replicas = new Replicas(delays)) {
+            HedgedExecutor executor = CoreAsyncExample.fixedDelay();
+            assertThat(CoreBlockingExample.write(executor, replicas, "k")).isEqualTo("a:k");
+            assertThat(replicas.calls()).containsEntry("a", 1).containsEntry("b", 0);
+            assertThat(executor.stats().hedgesSent()).isZero();
+        }
+    }
+
+    @Test
+    void should_run_both_mains_when_called_as_programs() throws Exception {
+        CoreAsyncExample.main(new String[0]);
+        CoreBlockingExample.main(new String[0]);
+    }
+}
