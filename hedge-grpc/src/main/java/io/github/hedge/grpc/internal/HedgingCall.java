@@ -190,7 +190,19 @@ public final class HedgingCall<ReqT, RespT> extends ClientCall<ReqT, RespT> {
         if (cancelNow) {
             f.cancel(false);
         }
-        f.whenComplete((result, error) -> delivery.execute(() -> settle(result, error)));
+        // the caller's Context cancels every attempt through grpc itself (they are created in it);
+        // this also ends the call while no attempt is in flight (waiting out a pushback, say)
+        Context.CancellationListener onContextCancel = c -> {
+            Throwable cause = c.cancellationCause();
+            if (cause == null || c.getDeadline() == null || !c.getDeadline().isExpired()) {
+                cancel("io.grpc.Context was cancelled", cause);
+            }
+        };
+        context.addListener(onContextCancel, Runnable::run);
+        f.whenComplete((result, error) -> {
+            context.removeListener(onContextCancel);
+            delivery.execute(() -> settle(result, error));
+        });
     }
 
     @Override
