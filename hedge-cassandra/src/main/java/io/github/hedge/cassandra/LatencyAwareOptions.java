@@ -9,7 +9,8 @@ import java.util.Objects;
  * exclusionThreshold} times the best node's goes to the back of the query plan, so primaries stop
  * going to it and hedges go to healthy nodes. An excluded node receives no primaries, hence no new
  * measurements; once {@code retryPeriod} passes without one, it is tried again, and that probe's
- * latency decides whether it comes back.
+ * latency decides whether it comes back. A best average under 1 ms counts as 1 ms, so that
+ * sub-millisecond noise (loopback, a busy client) cannot exclude a healthy node.
  *
  * <p>Units: durations; the threshold is a ratio. Immutable and thread-safe.
  */

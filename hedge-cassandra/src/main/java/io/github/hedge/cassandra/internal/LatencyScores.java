@@ -109,7 +109,10 @@ public final class LatencyScores<K> {
         }
     }
 
-    /** The best average among nodes with enough recent measurements, or NaN. */
+    /** Averages below this count as this much: loopback noise of a few hundred µs excludes nobody. */
+    static final double FLOOR_NANOS = 1_000_000;
+
+    /** The best average among nodes with enough recent measurements (at least {@link #FLOOR_NANOS}), or NaN. */
     private double best(long now) {
         double best = Double.NaN;
         for (Score s : scores.values()) {
@@ -121,7 +124,7 @@ public final class LatencyScores<K> {
                 }
             }
         }
-        return best;
+        return Double.isNaN(best) ? best : Math.max(best, FLOOR_NANOS);
     }
 
     /**
