@@ -7,6 +7,7 @@ import io.github.hedge.cassandra.HedgeDriverOption;
 import io.github.hedge.cassandra.HedgeLoadBalancingPolicy;
 import io.github.hedge.cassandra.HedgeSpeculativeExecutionPolicy;
 import io.github.hedge.cassandra.HedgedCqlSession;
+import io.github.hedge.cassandra.LatencyAwareOptions;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -59,6 +60,12 @@ public final class SeedScenario {
                         SeedScenario::constant,
                         s -> s),
                 new Mode("hedge wrapped session (defaults)", true, none, HedgedCqlSession::wrap),
+                new Mode("hedge wrapped session, losers dropped", true, none, s -> HedgedCqlSession.builder(s)
+                        .losers(HedgedCqlSession.Losers.DROP)
+                        .build()),
+                new Mode("hedge wrapped session, no latency-aware ordering", true, none, s -> HedgedCqlSession.builder(s)
+                        .latencyAware(LatencyAwareOptions.disabled())
+                        .build()),
                 new Mode("hedge policy mode, no ordering (defaults, 1 ms tick)", true, policy, s -> s),
                 new Mode(
                         "hedge policy mode + latency-aware ordering",
