@@ -1,2 +1,2 @@
-/** The Spring AOP aspect that runs {@code @Hedged} methods through hedge's executors. */
+/** The Spring AOP advisor that runs {@code @Hedged} methods through hedge's executors. */
 package io.github.hedge.spring.aop;

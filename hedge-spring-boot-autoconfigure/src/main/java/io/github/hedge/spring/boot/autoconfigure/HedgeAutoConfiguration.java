@@ -2,23 +2,24 @@ package io.github.hedge.spring.boot.autoconfigure;
 
 import io.github.hedge.core.HedgedExecutor;
 import io.github.hedge.core.HedgedExecutorRegistry;
-import io.github.hedge.spring.aop.HedgedAspect;
+import io.github.hedge.spring.aop.HedgedAdvisor;
 import java.util.concurrent.Executor;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.annotation.Qualifier;
+import org.springframework.beans.factory.config.BeanDefinition;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.boot.context.properties.bind.Binder;
 import org.springframework.context.annotation.Bean;
-import org.springframework.context.annotation.Configuration;
+import org.springframework.context.annotation.Role;
 import org.springframework.core.env.Environment;
 
 /**
  * Auto-configures hedge from the {@code hedge.*} properties: a {@link HedgedExecutorRegistry}, the
- * {@link HedgeInstances} that build every named instance, and, when AspectJ is on the class path,
- * the {@link HedgedAspect} behind {@code @Hedged}. Every bean backs off when the application
+ * {@link HedgeInstances} that build every named instance, and the {@link HedgedAdvisor} behind
+ * {@code @Hedged}. Every bean backs off when the application
  * defines its own of the same type.
  *
  * <p>Plain (non-{@code CompletionStage}) {@code @Hedged} methods run their attempts on the {@link
@@ -71,14 +72,22 @@ public class HedgeAutoConfiguration {
                 () -> Binder.get(environment).bindOrCreate("hedge", HedgeProperties.class));
     }
 
-    /** The {@code @Hedged} aspect, when AspectJ is on the class path (spring-boot-starter-aop). */
-    @Configuration(proxyBeanMethods = false)
-    @ConditionalOnClass(name = "org.aspectj.weaver.Advice")
-    static class AspectConfiguration {
-        @Bean
-        @ConditionalOnMissingBean
-        HedgedAspect hedgedAspect(HedgeInstances instances, HedgeProperties properties) {
-            return new HedgedAspect(instances, properties.getAspect().getOrder());
-        }
+    /**
+     * The advisor behind {@code @Hedged}. Static and an infrastructure bean, like {@code
+     * @Transactional}'s: auto-proxy creators look advisors up early, so it reads {@code
+     * hedge.aspect.order} straight from the environment and gets {@link HedgeInstances} on first use.
+     *
+     * @param instances the named instances, resolved on the first {@code @Hedged} call
+     * @param environment holds {@code hedge.aspect.order}
+     * @return the advisor
+     */
+    @Bean
+    @ConditionalOnMissingBean
+    @Role(BeanDefinition.ROLE_INFRASTRUCTURE)
+    public static HedgedAdvisor hedgedAdvisor(ObjectProvider<HedgeInstances> instances, Environment environment) {
+        int order = Binder.get(environment)
+                .bind("hedge.aspect.order", Integer.class)
+                .orElse(HedgedAdvisor.DEFAULT_ORDER);
+        return new HedgedAdvisor(instances::getObject, order);
     }
 }

@@ -9,7 +9,7 @@ import io.github.hedge.core.HedgeConfig;
 import io.github.hedge.core.HedgedExecutor;
 import io.github.hedge.core.HedgedExecutorRegistry;
 import io.github.hedge.core.PercentileDelay;
-import io.github.hedge.spring.aop.HedgedAspect;
+import io.github.hedge.spring.aop.HedgedAdvisor;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -33,11 +33,11 @@ class HedgeAutoConfigurationTest {
             new ApplicationContextRunner().withConfiguration(AutoConfigurations.of(HedgeAutoConfiguration.class));
 
     @Test
-    void should_create_registry_instances_and_aspect_when_core_and_aspectj_are_on_the_class_path() {
+    void should_create_registry_instances_and_advisor_when_hedge_core_is_on_the_class_path() {
         runner.withPropertyValues("hedge.instances.user-reads.idempotent=true").run(ctx -> {
             assertThat(ctx).hasSingleBean(HedgedExecutorRegistry.class);
             assertThat(ctx).hasSingleBean(HedgeInstances.class);
-            assertThat(ctx).hasSingleBean(HedgedAspect.class);
+            assertThat(ctx).hasSingleBean(HedgedAdvisor.class);
             assertThat(ctx.getBean(HedgedExecutorRegistry.class).find("user-reads"))
                     .as("listed instances are built at start")
                     .isPresent();
@@ -45,11 +45,11 @@ class HedgeAutoConfigurationTest {
     }
 
     @Test
-    void should_not_create_the_aspect_when_aspectj_is_absent() {
+    void should_create_the_advisor_when_aspectj_is_absent() {
         runner.withClassLoader(new FilteredClassLoader("org.aspectj")).run(ctx -> {
             assertThat(ctx).hasNotFailed();
             assertThat(ctx).hasSingleBean(HedgeInstances.class);
-            assertThat(ctx).doesNotHaveBean(HedgedAspect.class);
+            assertThat(ctx).hasSingleBean(HedgedAdvisor.class);
         });
     }
 
@@ -59,7 +59,7 @@ class HedgeAutoConfigurationTest {
             assertThat(ctx).hasNotFailed();
             assertThat(ctx).doesNotHaveBean(HedgedExecutorRegistry.class);
             assertThat(ctx).doesNotHaveBean(HedgeInstances.class);
-            assertThat(ctx).doesNotHaveBean(HedgedAspect.class);
+            assertThat(ctx).doesNotHaveBean(HedgedAdvisor.class);
         });
     }
 
@@ -69,12 +69,23 @@ class HedgeAutoConfigurationTest {
                 .withPropertyValues("hedge.instances.user-reads.max-attempts=3")
                 .run(ctx -> {
                     assertThat(ctx.getBean(HedgedExecutorRegistry.class)).isSameAs(UserBeans.REGISTRY);
-                    assertThat(ctx.getBean(HedgedAspect.class).getOrder()).isEqualTo(7);
+                    assertThat(ctx.getBean(HedgedAdvisor.class).getOrder()).isEqualTo(7);
                     assertThat(UserBeans.REGISTRY.find("user-reads"))
                             .as("the properties still configure instances in the user's registry")
                             .hasValueSatisfying(
                                     e -> assertThat(e.config().maxAttempts()).isEqualTo(3));
                 });
+    }
+
+    @Test
+    void should_order_the_advisor_as_the_property_says_when_hedge_aspect_order_is_set() {
+        runner.run(ctx -> assertThat(ctx.getBean(HedgedAdvisor.class).getOrder())
+                .as("the metadata's default (HedgeProperties) and the advisor's agree")
+                .isEqualTo(HedgedAdvisor.DEFAULT_ORDER)
+                .isEqualTo(new HedgeProperties().getAspect().getOrder()));
+        runner.withPropertyValues("hedge.aspect.order=5")
+                .run(ctx ->
+                        assertThat(ctx.getBean(HedgedAdvisor.class).getOrder()).isEqualTo(5));
     }
 
     @Test
@@ -302,8 +313,8 @@ class HedgeAutoConfigurationTest {
         }
 
         @Bean
-        HedgedAspect myAspect(HedgeInstances instances) {
-            return new HedgedAspect(instances, 7);
+        static HedgedAdvisor myAdvisor() {
+            return new HedgedAdvisor(() -> null, 7);
         }
     }
 
