@@ -150,13 +150,7 @@ public class HedgesEndpoint {
     }
 
     private static String text(Duration d) {
-        if (d == null) {
-            return null;
-        }
-        if (d.toNanos() % 1_000_000L == 0) {
-            return d.toMillis() + "ms";
-        }
-        return d.toNanos() + "ns";
+        return HedgeInstanceSettings.text(d);
     }
 
     /**

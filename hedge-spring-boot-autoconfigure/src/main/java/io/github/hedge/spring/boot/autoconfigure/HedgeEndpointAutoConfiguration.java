@@ -7,6 +7,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
 
 /**
  * The {@code hedges} actuator endpoint, when Spring Boot Actuator is on the class path and the
@@ -19,18 +20,21 @@ import org.springframework.context.annotation.Bean;
             "org.springframework.boot.actuate.autoconfigure.endpoint.condition.ConditionalOnAvailableEndpoint"
         })
 @ConditionalOnBean(HedgeInstances.class)
-@ConditionalOnAvailableEndpoint(HedgesEndpoint.class)
 public class HedgeEndpointAutoConfiguration {
     /** Created by Spring. */
     public HedgeEndpointAutoConfiguration() {}
 
     /**
-     * @param instances the named instances
-     * @return the endpoint
+     * Nested, so that its actuator condition is only loaded once the class-path check above passed
+     * (also where no auto-configuration metadata filters classes first, as in tests).
      */
-    @Bean
-    @ConditionalOnMissingBean
-    public HedgesEndpoint hedgesEndpoint(HedgeInstances instances) {
-        return new HedgesEndpoint(instances);
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnAvailableEndpoint(HedgesEndpoint.class)
+    static class EndpointConfiguration {
+        @Bean
+        @ConditionalOnMissingBean
+        HedgesEndpoint hedgesEndpoint(HedgeInstances instances) {
+            return new HedgesEndpoint(instances);
+        }
     }
 }

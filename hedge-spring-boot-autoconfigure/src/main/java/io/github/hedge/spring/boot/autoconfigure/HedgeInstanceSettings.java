@@ -23,4 +23,14 @@ public record HedgeInstanceSettings(
         Duration maxDelay,
         Duration timeout,
         boolean idempotent,
-        Duration slowCallThreshold) {}
+        Duration slowCallThreshold) {
+
+    /**
+     * @param duration a duration, or null
+     * @return it the way it is written in properties ({@code 20ms}, {@code 10s}), else ISO-8601;
+     *     null for null
+     */
+    public static String text(Duration duration) {
+        return duration == null ? null : SettingsResolver.fmt(duration);
+    }
+}
