@@ -25,7 +25,8 @@ import java.lang.annotation.Target;
  *       invokes the method exactly once.
  * </ul>
  *
- * On a type, the annotation applies to every public method of the bean; one on a method wins.
+ * On a type, the annotation applies to every method called through the bean's proxy; one on a
+ * method wins.
  */
 @Target({ElementType.METHOD, ElementType.TYPE})
 @Retention(RetentionPolicy.RUNTIME)

@@ -28,7 +28,7 @@ public class HedgeProperties {
     /** Named instances, as in @Hedged("user-reads"); each inherits every unset value from hedge.defaults. */
     private final Map<String, Instance> instances = new LinkedHashMap<>();
 
-    /** The @Hedged aspect. */
+    /** The @Hedged advisor. */
     private final Aspect aspect = new Aspect();
 
     /** @return the defaults block */
@@ -346,10 +346,10 @@ public class HedgeProperties {
         }
     }
 
-    /** Settings of the @Hedged aspect. */
+    /** Settings of the @Hedged advisor. */
     public static class Aspect {
         /**
-         * Order of the @Hedged aspect among other advice on the same method (lower runs outside). The
+         * Order of the @Hedged advisor among other advice on the same method (lower runs outside). The
          * default, Ordered.LOWEST_PRECEDENCE - 3, runs inside resilience4j's @Retry and @CircuitBreaker
          * and outside its @TimeLimiter and @Bulkhead (resilience4j 2.x defaults: LOWEST_PRECEDENCE - 5,
          * - 4, - 2, - 1); it ties with @RateLimiter (- 3).

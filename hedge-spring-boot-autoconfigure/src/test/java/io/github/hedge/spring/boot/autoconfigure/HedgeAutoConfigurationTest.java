@@ -218,6 +218,15 @@ class HedgeAutoConfigurationTest {
     }
 
     @Test
+    void should_leave_a_value_of_the_wrong_type_to_spring_boot_binding_failure_report() {
+        runner.withPropertyValues("hedge.instances.a.max-attempts=two").run(ctx -> {
+            assertThat(ctx).hasFailed();
+            assertThat(ctx.getStartupFailure()).rootCause().hasMessageContaining("two");
+            assertThat(ctx.getStartupFailure()).hasStackTraceContaining("hedge.instances.a.max-attempts");
+        });
+    }
+
+    @Test
     void should_register_the_failure_analyzer_with_spring_boot() {
         // Spring Boot's own analyzers need constructor arguments; only ours matters here
         List<FailureAnalyzer> analyzers = SpringFactoriesLoader.forDefaultResourceLocation(
