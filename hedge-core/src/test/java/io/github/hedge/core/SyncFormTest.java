@@ -181,6 +181,129 @@ class SyncFormTest {
         assertThat(ex.stats().cancelled()).isEqualTo(1);
     }
 
+    @Test
+    void should_rethrow_the_callables_own_execution_exception_when_it_throws_one() {
+        HedgedExecutor ex = HedgedExecutor.of("sync", config().maxAttempts(1).build());
+        java.util.concurrent.ExecutionException own =
+                new java.util.concurrent.ExecutionException("own", new IOException("inner"));
+        assertThatThrownBy(() -> ex.execute(() -> {
+                    throw own;
+                }))
+                .isSameAs(own);
+    }
+
+    @Test
+    void should_rethrow_the_callables_own_completion_exception_when_it_throws_one() {
+        HedgedExecutor ex = HedgedExecutor.of("sync", config().maxAttempts(1).build());
+        java.util.concurrent.CompletionException own =
+                new java.util.concurrent.CompletionException("own", new IOException("inner"));
+        assertThatThrownBy(() -> ex.execute(() -> {
+                    throw own;
+                }))
+                .isSameAs(own);
+    }
+
+    @Test
+    void should_throw_interrupted_exception_with_the_flag_cleared_when_caller_is_interrupted() throws Exception {
+        HedgedExecutor ex = HedgedExecutor.of(
+                "sync", config().maxAttempts(1).scheduler(Schedulers.shared()).build());
+        CountDownLatch started = new CountDownLatch(1);
+        java.util.concurrent.atomic.AtomicReference<Throwable> thrown =
+                new java.util.concurrent.atomic.AtomicReference<>();
+        AtomicBoolean flagAfter = new AtomicBoolean(true);
+        Thread caller = new Thread(() -> {
+            try {
+                ex.execute(() -> {
+                    started.countDown();
+                    new CountDownLatch(1).await();
+                    return "never";
+                });
+            } catch (Exception e) {
+                thrown.set(e);
+                flagAfter.set(Thread.currentThread().isInterrupted());
+            }
+        });
+        caller.start();
+        assertThat(started.await(30, TimeUnit.SECONDS)).isTrue();
+        caller.interrupt();
+        caller.join();
+        assertThat(thrown.get()).isInstanceOf(InterruptedException.class);
+        // the JDK's convention (Thread.sleep, Future.get): whoever throws InterruptedException clears the flag
+        assertThat(flagAfter).isFalse();
+        assertThat(ex.stats().cancelled()).isEqualTo(1);
+    }
+
+    @Test
+    void should_return_the_hedges_value_when_the_losers_cancel_hook_throws_an_error() throws Exception {
+        // the sync form's own hook interrupts the loser's thread; a user thread-local hook can throw
+        HedgedExecutor ex = HedgedExecutor.of("sync", config().build());
+        ex.events().subscribe(e -> {
+            throw new AssertionError("listener");
+        });
+        CountDownLatch primaryStarted = new CountDownLatch(1);
+        AtomicBoolean first = new AtomicBoolean(true);
+        String result = ex.execute(() -> {
+            if (first.getAndSet(false)) {
+                primaryStarted.countDown();
+                new CountDownLatch(1).await();
+                return "primary";
+            }
+            primaryStarted.await();
+            return "hedge";
+        });
+        assertThat(result).isEqualTo("hedge");
+        assertThat(ex.stats().inFlightCalls()).isZero();
+    }
+
+    @Test
+    void should_never_mutate_the_callables_exception_when_it_is_a_shared_instance() {
+        // no hedge: the second attempt is the retry of the first's failure, so the order is known
+        HedgedExecutor ex = HedgedExecutor.of(
+                "sync",
+                config().maxAttempts(2)
+                        .delay(DelayPolicy.fixed(Duration.ofHours(1)))
+                        .build());
+        IOException shared = new IOException("preallocated");
+        AtomicBoolean first = new AtomicBoolean();
+        for (int i = 0; i < 200; i++) {
+            first.set(true);
+            assertThatThrownBy(() -> ex.execute(() -> {
+                        if (first.getAndSet(false)) {
+                            throw shared;
+                        }
+                        throw new IllegalStateException("other attempt");
+                    }))
+                    .isSameAs(shared);
+        }
+        assertThat(shared.getSuppressed()).isEmpty();
+    }
+
+    @Test
+    void should_not_run_the_callable_again_when_the_call_ended_after_the_hedge_was_reserved() throws Exception {
+        HedgedExecutor ex = HedgedExecutor.of("sync", config().build());
+        java.util.concurrent.atomic.AtomicInteger runs = new java.util.concurrent.atomic.AtomicInteger();
+        CountDownLatch release = new CountDownLatch(1);
+        // the hedge is reserved, then the caller's thread is interrupted before it starts
+        Thread caller = Thread.currentThread();
+        ex.events().subscribe(io.github.hedge.core.event.HedgeSent.class, e -> {
+            caller.interrupt();
+            // hold the hedge between its reservation and its start until the caller has ended the call
+            long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+            while (ex.stats().cancelled() == 0 && System.nanoTime() < until) {
+                Thread.onSpinWait();
+            }
+        });
+        assertThatThrownBy(() -> ex.execute(() -> {
+                    runs.incrementAndGet();
+                    release.await();
+                    return "never";
+                }))
+                .isInstanceOf(InterruptedException.class);
+        release.countDown();
+        assertThat(runs).hasValue(1); // only the primary's callable ever ran
+        assertThat(ex.stats().cancelled()).isEqualTo(1);
+    }
+
     private static boolean isVirtual(Thread t) {
         try {
             Method m = Thread.class.getMethod("isVirtual");
