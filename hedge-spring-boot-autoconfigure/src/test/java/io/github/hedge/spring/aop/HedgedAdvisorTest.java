@@ -69,7 +69,21 @@ public class HedgedAdvisorTest {
                     .as("the losing attempt's thread is interrupted")
                     .isTrue();
             assertThat(probe.invocations.get()).isEqualTo(2);
+            boolean hasVirtualThreads = Runtime.version().feature() >= 21;
+            assertThat(probe.blockingThreads)
+                    .as("attempts run on virtual threads when the JDK has them (JDK %s)", Runtime.version())
+                    .hasSize(2)
+                    .allMatch(t -> isVirtual(t) == hasVirtualThreads)
+                    .doesNotContain(Thread.currentThread());
         });
+    }
+
+    private static boolean isVirtual(Thread t) {
+        try {
+            return (boolean) Thread.class.getMethod("isVirtual").invoke(t);
+        } catch (ReflectiveOperationException e) {
+            return false;
+        }
     }
 
     @Test
@@ -222,6 +236,7 @@ public class HedgedAdvisorTest {
         final List<CompletableFuture<String>> pending = new CopyOnWriteArrayList<>();
         final CountDownLatch interrupted = new CountDownLatch(1);
         final CountDownLatch release = new CountDownLatch(1);
+        final List<Thread> blockingThreads = new CopyOnWriteArrayList<>();
 
         CompletableFuture<String> firstNeverAnswers() {
             int n = invocations.incrementAndGet();
@@ -259,6 +274,7 @@ public class HedgedAdvisorTest {
 
         @Hedged("reads")
         public String readBlocking() throws InterruptedException {
+            probe.blockingThreads.add(Thread.currentThread());
             int n = invocations.incrementAndGet();
             if (n == 1) {
                 try {

@@ -12,6 +12,7 @@ import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Objects;
+import org.springframework.boot.actuate.endpoint.InvalidEndpointRequestException;
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
 import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
 import org.springframework.boot.actuate.endpoint.annotation.Selector;
@@ -77,7 +78,8 @@ public class HedgesEndpoint {
      * @param maxExtraLoad the new budget, in (0, 1)
      * @param maxAttempts the new most attempts per call, in [1, 16]
      * @return the instance after the change
-     * @throws InvalidHedgePropertyException if a value is out of range (400); nothing changes then
+     * @throws InvalidEndpointRequestException (400 Bad Request) naming the property, its range and the
+     *     value, if a value is out of range; nothing changes then
      */
     @WriteOperation
     public InstanceDescriptor update(
@@ -87,25 +89,36 @@ public class HedgesEndpoint {
             @Nullable Double maxExtraLoad,
             @Nullable Integer maxAttempts) {
         if (percentile != null && fixed != null) {
-            throw new InvalidHedgePropertyException(
-                    "hedge.instances." + name + ".delay.*", "percentile and fixed", "one of percentile or fixed");
+            throw badRequest(new InvalidHedgePropertyException(
+                    "hedge.instances." + name + ".delay.*", "percentile and fixed", "one of percentile or fixed"));
         }
-        instances.update(name, i -> {
-            if (percentile != null || fixed != null) {
-                i.getDelay().setPercentile(percentile);
-                i.getDelay().setFixed(fixed);
-                i.getDelay().getIncreasing().setInitial(null);
-                i.getDelay().getIncreasing().setStep(null);
-                i.getDelay().getIncreasing().setMax(null);
-            }
-            if (maxExtraLoad != null) {
-                i.setMaxExtraLoad(maxExtraLoad);
-            }
-            if (maxAttempts != null) {
-                i.setMaxAttempts(maxAttempts);
-            }
-        });
+        try {
+            instances.update(name, i -> {
+                if (percentile != null || fixed != null) {
+                    i.getDelay().setPercentile(percentile);
+                    i.getDelay().setFixed(fixed);
+                    i.getDelay().getIncreasing().setInitial(null);
+                    i.getDelay().getIncreasing().setStep(null);
+                    i.getDelay().getIncreasing().setMax(null);
+                }
+                if (maxExtraLoad != null) {
+                    i.setMaxExtraLoad(maxExtraLoad);
+                }
+                if (maxAttempts != null) {
+                    i.setMaxAttempts(maxAttempts);
+                }
+            });
+        } catch (InvalidHedgePropertyException e) {
+            throw badRequest(e);
+        }
         return instance(name);
+    }
+
+    /** Actuator answers 400 Bad Request with the message for this exception type. */
+    private static InvalidEndpointRequestException badRequest(InvalidHedgePropertyException e) {
+        InvalidEndpointRequestException bad = new InvalidEndpointRequestException(e.getMessage(), e.getMessage());
+        bad.initCause(e);
+        return bad;
     }
 
     private static InstanceDescriptor describe(HedgeInstanceSettings s, HedgedExecutor executor) {

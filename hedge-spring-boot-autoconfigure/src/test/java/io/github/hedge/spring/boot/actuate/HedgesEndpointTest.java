@@ -16,6 +16,7 @@ import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.actuate.endpoint.EndpointId;
+import org.springframework.boot.actuate.endpoint.InvalidEndpointRequestException;
 import org.springframework.boot.actuate.endpoint.InvocationContext;
 import org.springframework.boot.actuate.endpoint.OperationType;
 import org.springframework.boot.actuate.endpoint.SecurityContext;
@@ -171,12 +172,17 @@ class HedgesEndpointTest {
     }
 
     @Test
-    void should_reject_an_out_of_range_write_naming_the_property() {
+    void should_reject_an_out_of_range_write_as_a_bad_request_naming_the_property() {
         exposed.run(ctx -> {
             HedgesEndpoint endpoint = ctx.getBean(HedgesEndpoint.class);
             assertThatThrownBy(() -> endpoint.update("user-reads", 1.5, null, null, null))
-                    .isInstanceOf(InvalidHedgePropertyException.class)
-                    .hasMessage("hedge.instances.user-reads.delay.percentile must be in (0, 1), was 1.5");
+                    .isInstanceOf(InvalidEndpointRequestException.class)
+                    .hasMessage("hedge.instances.user-reads.delay.percentile must be in (0, 1), was 1.5")
+                    .hasCauseInstanceOf(InvalidHedgePropertyException.class);
+            assertThatThrownBy(() -> endpoint.update("user-reads", 0.9, Duration.ofMillis(1), null, null))
+                    .isInstanceOf(InvalidEndpointRequestException.class)
+                    .hasMessage("hedge.instances.user-reads.delay.* must be one of percentile or fixed,"
+                            + " was percentile and fixed");
             assertThat(endpoint.instance("user-reads").config().delay()).isEqualTo("fixed 20ms");
         });
     }

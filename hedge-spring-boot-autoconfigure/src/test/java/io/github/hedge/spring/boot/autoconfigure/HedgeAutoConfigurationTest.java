@@ -227,6 +227,27 @@ class HedgeAutoConfigurationTest {
     }
 
     @Test
+    void should_attach_a_slow_call_log_only_when_slow_call_threshold_is_set() {
+        runner.withPropertyValues(
+                        "hedge.instances.logged.slow-call-threshold=300ms", "hedge.instances.quiet.max-attempts=2")
+                .run(ctx -> {
+                    HedgeInstances instances = ctx.getBean(HedgeInstances.class);
+                    assertThat(instances.executor("logged").events().hasListeners())
+                            .isTrue();
+                    assertThat(instances.executor("quiet").events().hasListeners())
+                            .isFalse();
+                    instances.update("logged", i -> i.setMaxAttempts(3));
+                    assertThat(instances.executor("logged").events().hasListeners())
+                            .as("the new executor gets the log")
+                            .isTrue();
+                    ctx.close();
+                    assertThat(instances.executor("logged").events().hasListeners())
+                            .as("closed with the context")
+                            .isFalse();
+                });
+    }
+
+    @Test
     void should_register_the_failure_analyzer_with_spring_boot() {
         // Spring Boot's own analyzers need constructor arguments; only ours matters here
         List<FailureAnalyzer> analyzers = SpringFactoriesLoader.forDefaultResourceLocation(
