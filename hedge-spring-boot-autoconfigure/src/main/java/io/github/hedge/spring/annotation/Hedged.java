@@ -25,7 +25,11 @@ import java.lang.annotation.Target;
  *       invokes the method exactly once.
  * </ul>
  *
- * On a type, the annotation applies to every method called through the bean's proxy; one on a
+ * Other results that complete later ({@code Future}, a Reactive Streams {@code Publisher} such as
+ * {@code Mono}) are refused with an {@code IllegalStateException} on the first call: the method
+ * returns at once, so hedging would have nothing to do.
+ *
+ * <p>On a type, the annotation applies to every method called through the bean's proxy; one on a
  * method wins.
  */
 @Target({ElementType.METHOD, ElementType.TYPE})

@@ -13,6 +13,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
+import java.util.concurrent.Future;
 import java.util.function.Supplier;
 import org.aopalliance.intercept.MethodInterceptor;
 import org.aopalliance.intercept.MethodInvocation;
@@ -143,6 +144,11 @@ public class HedgedInterceptor implements MethodInterceptor {
         }
         Class<?> rt = method.getReturnType();
         boolean async = CompletionStage.class.isAssignableFrom(rt) && rt.isAssignableFrom(CompletableFuture.class);
+        if (!async && returnsLater(rt)) {
+            // the blocking form would see the method return at once and hedge nothing
+            throw new IllegalStateException("@Hedged supports methods returning CompletionStage, CompletableFuture"
+                    + " or a value, not " + rt.getName() + ": " + method);
+        }
         CallOptions.Builder options = CallOptions.builder()
                 .operation(ClassUtils.getShortName(targetClass != null ? targetClass : method.getDeclaringClass()) + "."
                         + method.getName());
@@ -157,6 +163,19 @@ public class HedgedInterceptor implements MethodInterceptor {
                 break;
         }
         return new Plan(hedged.value(), async, options.build());
+    }
+
+    /** A result that completes after the method returned, other than the two supported stages. */
+    private static boolean returnsLater(Class<?> type) {
+        if (Future.class.isAssignableFrom(type) || CompletionStage.class.isAssignableFrom(type)) {
+            return true;
+        }
+        for (Class<?> i : ClassUtils.getAllInterfacesForClassAsSet(type)) {
+            if (i.getName().equals("org.reactivestreams.Publisher")) {
+                return true;
+            }
+        }
+        return false;
     }
 
     private static Field userAttributesField() {

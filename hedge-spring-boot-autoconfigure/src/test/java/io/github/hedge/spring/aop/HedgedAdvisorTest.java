@@ -162,6 +162,19 @@ public class HedgedAdvisorTest {
     }
 
     @Test
+    void should_refuse_a_method_whose_result_completes_later_when_it_is_not_a_completion_stage() {
+        runner.run(ctx -> {
+            Backend backend = ctx.getBean(Backend.class);
+            Probe probe = ctx.getBean(Probe.class);
+            assertThatThrownBy(backend::plainFuture)
+                    .isInstanceOf(IllegalStateException.class)
+                    .hasMessageStartingWith("@Hedged supports methods returning CompletionStage, CompletableFuture"
+                            + " or a value, not java.util.concurrent.Future");
+            assertThat(probe.invocations.get()).isZero();
+        });
+    }
+
+    @Test
     void should_use_the_defaults_when_the_instance_is_not_listed() {
         runner.run(ctx -> {
             Backend backend = ctx.getBean(Backend.class);
@@ -319,6 +332,11 @@ public class HedgedAdvisorTest {
         public CompletableFuture<String> failAsync() {
             invocations.incrementAndGet();
             return CompletableFuture.failedFuture(new IOException("disk full"));
+        }
+
+        @Hedged("reads")
+        public java.util.concurrent.Future<String> plainFuture() {
+            return firstNeverAnswers();
         }
 
         @Hedged("unlisted")
