@@ -1,5 +1,6 @@
 package io.github.hedge.examples.demo;
 
+import io.github.hedge.core.DelayPolicy;
 import io.github.hedge.core.HedgeConfig;
 import io.github.hedge.grpc.HedgeLoadBalancerProvider;
 import io.github.hedge.grpc.HedgingClientInterceptor;
@@ -21,8 +22,8 @@ import java.util.concurrent.TimeUnit;
  * The one-command demo. By default it starts three gRPC replicas on 127.0.0.1 ({@link DemoBackends}:
  * heavy-tailed latency, replica 3 stalls now and then) and drives the same open-loop load through
  * three channels in turn: plain {@code round_robin}, hedge-grpc ({@link HedgingClientInterceptor}
- * with the {@code hedge_round_robin} balancer, 5% budget) and grpc-java's native {@code hedgingPolicy}
- * with a fixed delay set to the delay hedge-grpc had reached (its p95 estimate). It prints a side-by-side table and writes an HTML
+ * with the {@code hedge_round_robin} balancer, p96 delay, 5% budget) and grpc-java's native {@code hedgingPolicy}
+ * with a fixed delay set to the delay hedge-grpc had reached. It prints a side-by-side table and writes an HTML
  * report. {@code --grpc host:port,...} drives real servers instead. Run with {@code --help}.
  */
 public final class HedgeDemo {
@@ -41,7 +42,8 @@ public final class HedgeDemo {
         List<InetSocketAddress> grpc = List.of();
         String method = "grpc.health.v1.Health/Check";
         List<String> modes = List.of("none", "hedge", "native");
-        double maxExtraLoad = 0.05;
+        double hedgePercentile = 0.96;
+        double budget = 0.05;
         int maxAttempts = 3;
         double medianMillis = 2;
         double stallPercent = 10;
@@ -59,7 +61,8 @@ public final class HedgeDemo {
                 "--grpc",
                 "--method",
                 "--modes",
-                "--max-extra-load",
+                "--hedge-percentile",
+                "--budget",
                 "--max-attempts",
                 "--median-ms",
                 "--stall-percent",
@@ -101,7 +104,8 @@ public final class HedgeDemo {
                     case "--grpc" -> o.grpc = addresses(value);
                     case "--method" -> o.method = value;
                     case "--modes" -> o.modes = modes(value);
-                    case "--max-extra-load" -> o.maxExtraLoad = number(a, value, 0.0001, 0.9999);
+                    case "--hedge-percentile" -> o.hedgePercentile = number(a, value, 0.5, 0.9999);
+                    case "--budget" -> o.budget = number(a, value, 0.0001, 1);
                     case "--max-attempts" -> o.maxAttempts = (int) number(a, value, 1, 5);
                     case "--median-ms" -> o.medianMillis = number(a, value, 0.01, 1000);
                     case "--stall-percent" -> o.stallPercent = number(a, value, 0, 100);
@@ -181,9 +185,10 @@ public final class HedgeDemo {
               --warmup S           unrecorded warm-up per mode, seconds (default 1)
               --report FILE        where to write the HTML report (default target/hedge-demo-report.html)
               --modes LIST         any of none,hedge,native (default all three, in that order)
-              --max-extra-load F   hedge-grpc: hedge after the (1-F) percentile, at most F extra (default 0.05)
+              --hedge-percentile P hedge-grpc: hedge after this percentile of recent latency (default 0.96)
+              --budget F           hedge-grpc: at most F extra attempts per call over 30 s (default 0.05)
               --max-attempts N     attempts per call for both hedging modes, in [1, 5] (default 3)
-              --native-delay-ms D  native hedgingDelay (default: the delay hedge-grpc reached, i.e. its p95;
+              --native-delay-ms D  native hedgingDelay (default: the delay hedge-grpc reached;
                                    else the p95 measured without hedging; else 10)
               --deadline-ms D      per-call deadline (default 2000)
             Embedded backends (the default: three replicas on 127.0.0.1):
@@ -281,8 +286,11 @@ public final class HedgeDemo {
                     case "hedge" -> {
                         label = "hedge-grpc";
                         hedging = HedgingClientInterceptor.builder()
-                                .defaults(HedgeConfig.builder()
-                                        .maxExtraLoad(o.maxExtraLoad)
+                                // the interceptor's defaults (p96 delay under a 5% budget), as set on the command line
+                                .defaults(HedgeConfig.from(HedgingClientInterceptor.DEFAULT_CONFIG)
+                                        .delay(DelayPolicy.percentile(o.hedgePercentile)
+                                                .build())
+                                        .budgetRatio(o.budget)
                                         .maxAttempts(o.maxAttempts)
                                         .build())
                                 .build();
@@ -311,11 +319,10 @@ public final class HedgeDemo {
                 if (hedging != null) {
                     setup.add(String.format(
                             Locale.ROOT,
-                            "hedge-grpc: maxExtraLoad %s (hedge after the p%s of recent latency, budget %s%%),"
-                                    + " maxAttempts %d, hedge_round_robin balancer",
-                            trim(o.maxExtraLoad),
-                            trim(100 * (1 - o.maxExtraLoad)),
-                            trim(100 * o.maxExtraLoad),
+                            "hedge-grpc: hedge after the p%s of recent per-attempt latency, budget %s%% extra"
+                                    + " attempts, maxAttempts %d, hedge_round_robin balancer",
+                            trim(100 * o.hedgePercentile),
+                            trim(100 * o.budget),
                             o.maxAttempts));
                 }
                 progress.startPhase(label);
@@ -325,13 +332,13 @@ public final class HedgeDemo {
                     phases.add(r);
                     if (o.nativeDelayMillis == null) {
                         if (hedging != null) {
-                            // the delay hedge-grpc had settled on: both hedge after the same p95
+                            // the delay hedge-grpc had settled on: both hedge after the same percentile
                             long nanos = hedging.executor(methodName)
                                     .map(e -> e.currentDelayNanos())
                                     .orElse(Long.MAX_VALUE);
                             if (nanos > 0 && nanos < TimeUnit.MILLISECONDS.toNanos(o.deadlineMillis)) {
                                 nativeDelay = Math.max(1.0, Math.ceil(nanos / 1e6));
-                                nativeDelaySource = " (the delay hedge-grpc had reached: its p95)";
+                                nativeDelaySource = " (the delay hedge-grpc had reached)";
                             }
                         } else if (nativeDelay == null && r.successes() > 0) {
                             nativeDelay = Math.max(1.0, Math.ceil(r.percentileMillis(0.95)));

@@ -169,6 +169,14 @@ class HedgeDemoTest {
                 .hasMessageContaining("unknown option --fast");
     }
 
+    @Test
+    void should_list_every_option_in_the_examples_readme_when_help_changes() throws Exception {
+        // surefire runs in the module's directory, examples/
+        String readme = Files.readString(Path.of("README.md"));
+        String options = HedgeDemo.HELP.substring(HedgeDemo.HELP.indexOf("\n\n") + 2);
+        assertThat(readme).contains(options);
+    }
+
     private static List<Integer> ints(String json, String key) {
         Matcher m = Pattern.compile("\"" + key + "\":(\\[[^\\]]*]|\\d+)").matcher(json);
         assertThat(m.find()).as("%s in %s", key, json).isTrue();
