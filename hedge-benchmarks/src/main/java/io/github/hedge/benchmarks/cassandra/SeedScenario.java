@@ -63,9 +63,10 @@ public final class SeedScenario {
                 new Mode("hedge wrapped session, losers dropped", true, none, s -> HedgedCqlSession.builder(s)
                         .losers(HedgedCqlSession.Losers.DROP)
                         .build()),
-                new Mode("hedge wrapped session, no latency-aware ordering", true, none, s -> HedgedCqlSession.builder(s)
-                        .latencyAware(LatencyAwareOptions.disabled())
-                        .build()),
+                new Mode(
+                        "hedge wrapped session, no latency-aware ordering", true, none, s -> HedgedCqlSession.builder(s)
+                                .latencyAware(LatencyAwareOptions.disabled())
+                                .build()),
                 new Mode("hedge policy mode, no ordering (defaults, 1 ms tick)", true, policy, s -> s),
                 new Mode(
                         "hedge policy mode + latency-aware ordering",

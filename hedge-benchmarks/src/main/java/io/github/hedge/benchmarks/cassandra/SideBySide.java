@@ -194,7 +194,7 @@ public final class SideBySide {
     }
 
     private static String settle(Result r, int shiftAt) {
-        int last = r.requestsPerSecond.length - 1;
+        int last = 2 * shiftAt; // the run's last full second is 2 * shiftAt - 1
         for (int t = shiftAt; t < last; t++) {
             boolean ok = true;
             for (int u = t; u < last; u++) {
@@ -295,6 +295,15 @@ public final class SideBySide {
                 prime(cluster, delays, keys, 5);
             }
             done.await();
+            if (hedged) {
+                HedgedCqlSession h = (HedgedCqlSession) session;
+                System.err.printf(
+                        Locale.ROOT,
+                        "  %s: %s, delay now %.1f ms%n",
+                        name,
+                        h.executor().stats(),
+                        h.executor().currentDelayNanos() / 1e6);
+            }
         }
         long total = 0;
         for (BoundNode n : cluster.nodes()) {
