@@ -41,11 +41,15 @@ import org.HdrHistogram.Histogram;
  *       extra load per second after the shift.
  * </ol>
  *
+ * <p>Every run starts with 3 s unmeasured on its own session (hedge learns its delay; nothing is
+ * hedged before its latency tracker's first refresh with 100 samples), then measures.
+ *
  * <p>Usage: {@code SideBySide [seconds=15] [lanes=8] [keys=1000] [alpha=1.2]}. Prints Markdown.
  */
 public final class SideBySide {
     static final String QUERY = "SELECT v FROM ks.t WHERE k = ";
     private static final long CAP_MS = 400;
+    private static final int WARM_UP_SECONDS = 3;
 
     private SideBySide() {}
 
@@ -92,7 +96,7 @@ public final class SideBySide {
         }
         try (SimulatedCluster cluster = new SimulatedCluster(3)) {
             prime(cluster, delays, keys, 1);
-            Result warmUp = run(cluster, "warm-up", b -> b, s -> s, seconds / 3, lanes, keys, null, delays);
+            run(cluster, "JIT warm-up", b -> b, s -> s, 2, lanes, keys, null, delays);
             Result none = run(cluster, "none", b -> b, s -> s, seconds, lanes, keys, null, delays);
             Result hedge = run(
                     cluster,
@@ -194,7 +198,7 @@ public final class SideBySide {
     }
 
     private static String settle(Result r, int shiftAt) {
-        int last = r.requestsPerSecond.length - 1;
+        int last = 2 * shiftAt; // the run's last full second is 2 * shiftAt - 1
         for (int t = shiftAt; t < last; t++) {
             boolean ok = true;
             for (int u = t; u < last; u++) {
@@ -255,15 +259,31 @@ public final class SideBySide {
         try (CqlSession driver = cluster.session(config)) {
             CqlSession session = wrap.apply(driver);
             boolean hedged = session instanceof HedgedCqlSession;
-            long start = System.nanoTime();
+            // every session runs WARM_UP_SECONDS unmeasured first: hedge learns its delay (nothing
+            // is hedged before the tracker's first refresh with 100 samples), the driver warms up
+            long start = System.nanoTime() + WARM_UP_SECONDS * 1_000_000_000L;
             long end = start + seconds * 1_000_000_000L;
             if (hedged) {
                 ((HedgedCqlSession) session).executor().events().subscribe(CallCompleted.class, c -> {
-                    int s = (int) ((System.nanoTime() - start) / 1_000_000_000L);
+                    long since = System.nanoTime() - start;
+                    if (since < 0) {
+                        return;
+                    }
+                    int s = (int) (since / 1_000_000_000L);
                     extra.addAndGet(Math.min(s, seconds + 1), c.hedgesSent());
+                    if (Boolean.getBoolean("sbs.debug") && c.totalNanos() > 60_000_000L) {
+                        System.err.println("  slow call: " + c.attempts());
+                    }
                 });
+                if (Boolean.getBoolean("sbs.debug")) {
+                    ((HedgedCqlSession) session)
+                            .executor()
+                            .events()
+                            .subscribe(
+                                    io.github.hedge.core.event.NotHedged.class,
+                                    n -> System.err.println("  not hedged: " + n.reason()));
+                }
             }
-            cluster.clearLogs();
             CountDownLatch done = new CountDownLatch(lanes);
             List<Thread> threads = new ArrayList<>();
             for (int l = 0; l < lanes; l++) {
@@ -275,6 +295,9 @@ public final class SideBySide {
                                     long t0 = System.nanoTime();
                                     ResultSet rs = session.execute(select(k));
                                     long t1 = System.nanoTime();
+                                    if (t0 < start) {
+                                        continue;
+                                    }
                                     latency.recordValue((t1 - t0) / 1000);
                                     int s = (int) Math.min(seconds + 1, (t1 - start) / 1_000_000_000L);
                                     requests.incrementAndGet(s);
@@ -290,11 +313,22 @@ public final class SideBySide {
                 t.start();
                 threads.add(t);
             }
+            Thread.sleep(Math.max(0, (start - System.nanoTime()) / 1_000_000));
+            cluster.clearLogs(); // executions counted from here: the measured part
             if (shift != null) {
                 Thread.sleep(seconds * 500L);
                 prime(cluster, delays, keys, 5);
             }
             done.await();
+            if (hedged) {
+                HedgedCqlSession h = (HedgedCqlSession) session;
+                System.err.printf(
+                        Locale.ROOT,
+                        "  %s: %s, delay now %.1f ms%n",
+                        name,
+                        h.executor().stats(),
+                        h.executor().currentDelayNanos() / 1e6);
+            }
         }
         long total = 0;
         for (BoundNode n : cluster.nodes()) {
