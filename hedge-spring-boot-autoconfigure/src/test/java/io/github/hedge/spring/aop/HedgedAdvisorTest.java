@@ -175,6 +175,16 @@ public class HedgedAdvisorTest {
     }
 
     @Test
+    void should_hedge_through_an_interface_proxy_when_the_annotation_is_on_the_implementation() {
+        runner.withPropertyValues("spring.aop.proxy-target-class=false").run(ctx -> {
+            Reader reader = ctx.getBean(Reader.class);
+            assertThat(AopUtils.isJdkDynamicProxy(reader)).isTrue();
+            assertThat(reader.read().get(WAIT_SECONDS, TimeUnit.SECONDS)).isEqualTo("answer 2");
+            assertThat(ctx.getBean(Probe.class).invocations.get()).isEqualTo(2);
+        });
+    }
+
+    @Test
     void should_use_the_defaults_when_the_instance_is_not_listed() {
         runner.run(ctx -> {
             Backend backend = ctx.getBean(Backend.class);
@@ -229,6 +239,11 @@ public class HedgedAdvisorTest {
         @Bean
         Backend backend(Probe probe) {
             return new Backend(probe);
+        }
+
+        @Bean
+        Reader reader(Probe probe) {
+            return new ReaderImpl(probe);
         }
 
         @Bean
@@ -342,6 +357,25 @@ public class HedgedAdvisorTest {
         @Hedged("unlisted")
         public String unlisted() {
             return "unlisted";
+        }
+    }
+
+    /** An interface, for JDK dynamic proxies. */
+    public interface Reader {
+        CompletableFuture<String> read();
+    }
+
+    public static class ReaderImpl implements Reader {
+        private final Probe probe;
+
+        ReaderImpl(Probe probe) {
+            this.probe = probe;
+        }
+
+        @Override
+        @Hedged("reads")
+        public CompletableFuture<String> read() {
+            return probe.firstNeverAnswers();
         }
     }
 
