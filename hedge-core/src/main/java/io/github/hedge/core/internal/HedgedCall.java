@@ -508,8 +508,8 @@ final class HedgedCall<T> extends CompletableFuture<T> implements DelayContext {
         for (Attempt<T> o : running) {
             if (o.cancel(now)) {
                 engine.attemptsEnded.increment();
-                // a cancelled loser ran at least this long: its censored latency keeps the estimate honest
-                engine.tracker.record(o.target, now - o.startNanos);
+                // a cancelled attempt only shows its latency exceeds its elapsed time: a censored sample
+                engine.tracker.recordCensored(o.target, now - o.startNanos);
             }
         }
     }
