@@ -67,7 +67,10 @@ public final class HedgeBudget {
     private final Duration window;
     private final double minPerSecond;
     private final double burst;
+    private final double minBurst;
     private final Ticker ticker;
+    /** minBurst in units of 1/SCALE token. */
+    private final long minBurstScaled;
     /** burst * ratio in units of 1/SCALE token per primary of the window. */
     private final long burstScaled;
     /** ratio in units of 1/SCALE token per primary. */
@@ -87,6 +90,9 @@ public final class HedgeBudget {
     // guarded by grantLock; volatile for the lock-free pre-check and snapshot
     private volatile long balanceScaled;
     private volatile long accountedPrimaries;
+    /** The cap at the latest accrual, scaled; for {@link #availableTokens()}. */
+    private volatile long lastCapScaled;
+
     private long lastAccrualNanos;
     private final LongAdder totalGranted = new LongAdder();
     private final LongAdder totalDenied = new LongAdder();
@@ -97,6 +103,8 @@ public final class HedgeBudget {
         this.window = b.window;
         this.minPerSecond = b.minPerSecond;
         this.burst = b.burst;
+        this.minBurst = b.minBurst;
+        this.minBurstScaled = Math.round(b.minBurst * SCALE);
         this.ticker = b.ticker;
         long windowNanos = Checks.positiveNanos("window", b.window);
         this.ratioScaled = Math.round(b.ratio * SCALE);
@@ -113,6 +121,7 @@ public final class HedgeBudget {
         this.current = first;
         this.balanceScaled = floorScaled; // a floor can be used at once, as the window it stands for
         this.lastAccrualNanos = origin;
+        this.lastCapScaled = Math.max(minBurstScaled, SCALE) + floorScaled;
     }
 
     /**
@@ -220,13 +229,47 @@ public final class HedgeBudget {
         if (balance > cap) {
             balance = cap;
         }
+        lastCapScaled = cap;
         balanceScaled = balance;
         return balance;
     }
 
     /** The most tokens the bucket holds when the window holds {@code windowPrimaries}, scaled. */
     private long capScaled(long windowPrimaries) {
-        return satAdd(Math.max(SCALE, satMul(burstScaled, windowPrimaries)), floorScaled);
+        return satAdd(Math.max(minBurstScaled, satMul(burstScaled, windowPrimaries)), floorScaled);
+    }
+
+    /**
+     * A lock-free estimate of the whole and fractional tokens a {@link #tryAcquire()} could take
+     * now: the balance plus deposits not yet accounted, within the latest cap; it ignores the
+     * floor's accrual since the last grant. Cheap enough for the call path (a {@link LongAdder}
+     * sum and volatile reads).
+     *
+     * @return tokens available; {@link Double#POSITIVE_INFINITY} for {@link #unlimited()}
+     */
+    public double availableTokens() {
+        if (unlimited) {
+            return Double.POSITIVE_INFINITY;
+        }
+        long pending = satMul(ratioScaled, primariesTotal.sum() - accountedPrimaries);
+        long b = Math.min(satAdd(balanceScaled, pending), lastCapScaled);
+        return Math.max(0, b) / (double) SCALE;
+    }
+
+    /**
+     * A lock-free estimate of how full the bucket is: {@link #availableTokens()} over the latest
+     * cap.
+     *
+     * @return in [0, 1]; 1 for {@link #unlimited()}
+     */
+    public double fill() {
+        if (unlimited) {
+            return 1.0;
+        }
+        long cap = lastCapScaled;
+        long pending = satMul(ratioScaled, primariesTotal.sum() - accountedPrimaries);
+        long b = Math.min(satAdd(balanceScaled, pending), cap);
+        return Math.max(0, b) / (double) cap;
     }
 
     /** @return the time source of the window */
@@ -252,6 +295,11 @@ public final class HedgeBudget {
     /** @return the burst: the bucket holds at most {@code burst * ratio} tokens per primary of the window (at least 1) */
     public double burst() {
         return burst;
+    }
+
+    /** @return the fewest tokens the bucket may save, whatever the traffic */
+    public double minBurst() {
+        return minBurst;
     }
 
     /** @return the floor, in tokens per second, added to the ratio's tokens (0 = none) */
@@ -286,7 +334,8 @@ public final class HedgeBudget {
     public String toString() {
         return unlimited
                 ? "HedgeBudget[unlimited]"
-                : "HedgeBudget[ratio=" + ratio + ", window=" + window + ", burst=" + burst + ", minPerSecond="
+                : "HedgeBudget[ratio=" + ratio + ", window=" + window + ", burst=" + burst + ", minBurst=" + minBurst
+                        + ", minPerSecond="
                         + minPerSecond + "]";
     }
 
@@ -372,6 +421,9 @@ public final class HedgeBudget {
      * setting, its range and the value given. Not thread-safe; the budget it builds is.
      */
     public static final class Builder {
+        /** The default {@link #minBurst(double)}. */
+        public static final double DEFAULT_MIN_BURST = 20;
+
         private double ratio = 0.05;
         // 30 s, like the latency tracker's window: hedge demand at a (1 - ratio) delay uses the
         // whole budget on average, and a shorter window denies the random clusters of slow calls
@@ -380,6 +432,7 @@ public final class HedgeBudget {
         private Duration window = Duration.ofSeconds(30);
         private double minPerSecond = 0;
         private double burst = 0.25;
+        private double minBurst = DEFAULT_MIN_BURST;
         private Ticker ticker = Ticker.system();
 
         private Builder() {}
@@ -415,6 +468,19 @@ public final class HedgeBudget {
          */
         public Builder burst(double burst) {
             this.burst = Checks.closedRange("burst", burst, 0, 10);
+            return this;
+        }
+
+        /**
+         * @param minBurst the fewest tokens the bucket may save, in [1, 1,000,000] (default {@value
+         *     #DEFAULT_MIN_BURST}): at a small ratio or a low rate, {@code burst * ratio *
+         *     primariesInWindow} is a handful of tokens, too few to absorb the random fluctuations
+         *     of demand, so the budget would deny the slow calls hedging is for. Tokens still come
+         *     only from primaries; this only lets more of them be saved
+         * @return this builder
+         */
+        public Builder minBurst(double minBurst) {
+            this.minBurst = Checks.closedRange("minBurst", minBurst, 1, 1_000_000);
             return this;
         }
 
