@@ -313,9 +313,14 @@ public final class LatencyTracker {
         return slowMedian(p, minSamples);
     }
 
-    /** @return the samples in the cluster-wide window (cached) */
+    /** @return the samples in the cluster-wide window (cached), observed and censored */
     public long sampleCount() {
         return current().cluster.count;
+    }
+
+    /** @return the censored samples in the cluster-wide window (cached) */
+    public long censoredCount() {
+        return current().cluster.censored;
     }
 
     /**
@@ -573,7 +578,7 @@ public final class LatencyTracker {
                         values[indexOf(registeredPs, 0.99)],
                         values[indexOf(registeredPs, 0.999)],
                         w.max());
-        return new View(count, values, summary, w, w.version(), stale);
+        return new View(count, w.censored(), values, summary, w, w.version(), stale);
     }
 
     private static long lowerMedian(long[] values, int n) {
@@ -632,6 +637,7 @@ public final class LatencyTracker {
     /** Cached values of one window, aligned with the snapshot's registered percentiles. Immutable. */
     private static final class View {
         final long count;
+        final long censored;
         final long[] values;
         final LatencySummary summary;
         final SlidingBucketWindow window; // identity only: read under the lock, never by readers
@@ -640,12 +646,14 @@ public final class LatencyTracker {
 
         View(
                 long count,
+                long censored,
                 long[] values,
                 LatencySummary summary,
                 SlidingBucketWindow window,
                 long windowVersion,
                 boolean stale) {
             this.count = count;
+            this.censored = censored;
             this.values = values;
             this.summary = summary;
             this.window = window;
