@@ -13,8 +13,8 @@ mkdir -p "$OUT" docs/img
 if [[ "${SKIP_BUILD:-0}" != 1 ]]; then
   ./mvnw -B -q package -pl hedge-benchmarks -am -DskipTests
 fi
-BENCH=hedge-benchmarks/target/benchmarks.jar
-SIM=hedge-benchmarks/target/hedge-sim.jar
+BENCH=${BENCH:-hedge-benchmarks/target/benchmarks.jar}
+SIM=${SIM:-hedge-benchmarks/target/hedge-sim.jar}
 
 if [[ "${QUICK:-0}" == 1 ]]; then
   JMH_OPTS=(-f 1 -wi 1 -w 200ms -i 1 -r 200ms)
