@@ -23,7 +23,7 @@ if [[ "${QUICK:-0}" == 1 ]]; then
 else
   JMH_OPTS=(-f 1 -wi 3 -w 2s -i 5 -r 2s)
   REQ=200000; CALLS=10000000; SAMPLES=2000; SHIFT=()
-  SWEEP=(--requests 1000000 --large-requests 1000000); PEGASUS=2000000
+  SWEEP=(--requests 500000 --large-requests 1000000); PEGASUS=2000000
 fi
 
 {
