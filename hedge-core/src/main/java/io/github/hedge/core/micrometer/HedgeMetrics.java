@@ -84,9 +84,9 @@ import java.util.function.ToLongFunction;
  *       <td>{@code executor.budget().snapshot().remaining()}</td></tr>
  *   <tr><td>{@code hedge.calls.in.flight}</td><td>gauge, calls</td><td>-</td>
  *       <td>{@code executor.stats().inFlightCalls()}</td></tr>
- *   <tr><td>{@code hedge.latency.hedged}</td><td>time gauge, seconds</td><td>{@code percentile}:
+ *   <tr><td>{@code hedge.latency.hedged} (with {@link Builder#savingsGauges})</td><td>time gauge, seconds</td><td>{@code percentile}:
  *       0.5|0.99|0.999</td><td>{@code executor.savings().hedged()}: what callers saw</td></tr>
- *   <tr><td>{@code hedge.latency.unhedged.estimated}</td><td>time gauge, seconds</td>
+ *   <tr><td>{@code hedge.latency.unhedged.estimated} (with {@link Builder#savingsGauges})</td><td>time gauge, seconds</td>
  *       <td>{@code percentile}: 0.5|0.99|0.999</td><td>{@code executor.savings().unhedgedEstimate()}:
  *       what the same calls would have taken without hedging ({@link HedgeSavings})</td></tr>
  * </table>
@@ -136,6 +136,7 @@ public final class HedgeMetrics implements MeterBinder, AutoCloseable {
     private final boolean percentileHistogram;
     private final boolean tagOperation;
     private final GaugeSource<?> gauges;
+    private final boolean savingsGauges;
 
     private final CopyOnWriteArrayList<Binding> bindings = new CopyOnWriteArrayList<>();
     private Subscription subscription; // guarded by this
@@ -149,6 +150,7 @@ public final class HedgeMetrics implements MeterBinder, AutoCloseable {
         this.percentileHistogram = b.percentileHistogram;
         this.tagOperation = b.tagOperation;
         this.gauges = b.gauges;
+        this.savingsGauges = b.savingsGauges;
     }
 
     /**
@@ -518,7 +520,7 @@ public final class HedgeMetrics implements MeterBinder, AutoCloseable {
                         .tags(outer.commonTags)
                         .register(b.registry));
             }
-            if (s instanceof HedgedExecutor) {
+            if (outer.savingsGauges && s instanceof HedgedExecutor) {
                 registerSavings(outer, b, (HedgedExecutor) s);
             }
             if (inFlightCalls != null) {
@@ -545,6 +547,7 @@ public final class HedgeMetrics implements MeterBinder, AutoCloseable {
         private boolean percentileHistogram;
         private boolean tagOperation;
         private GaugeSource<?> gauges;
+        private boolean savingsGauges;
 
         private Builder(String name, HedgeEvents events) {
             this.name = name;
@@ -599,6 +602,18 @@ public final class HedgeMetrics implements MeterBinder, AutoCloseable {
          */
         public Builder percentileHistogram(boolean enabled) {
             this.percentileHistogram = enabled;
+            return this;
+        }
+
+        /**
+         * @param enabled whether to publish {@link HedgedExecutor#savings()} as {@code
+         *     hedge.latency.hedged} and {@code hedge.latency.unhedged.estimated} time gauges tagged
+         *     {@code percentile} (0.5, 0.99, 0.999); only for a binder built from an executor; off by
+         *     default
+         * @return this builder
+         */
+        public Builder savingsGauges(boolean enabled) {
+            this.savingsGauges = enabled;
             return this;
         }
 
