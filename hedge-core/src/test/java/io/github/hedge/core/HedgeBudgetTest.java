@@ -105,9 +105,13 @@ class HedgeBudgetTest {
     }
 
     @Test
-    void should_shrink_saved_tokens_to_one_when_the_window_has_passed() {
-        HedgeBudget budget =
-                virtual().ratio(0.1).burst(10).window(Duration.ofSeconds(10)).build();
+    void should_shrink_saved_tokens_to_min_burst_when_the_window_has_passed() {
+        HedgeBudget budget = virtual()
+                .ratio(0.1)
+                .burst(10)
+                .minBurst(1)
+                .window(Duration.ofSeconds(10))
+                .build();
         for (int i = 0; i < 100; i++) {
             budget.recordPrimary();
         }
@@ -115,7 +119,7 @@ class HedgeBudgetTest {
 
         time.advance(Duration.ofSeconds(10));
 
-        // the primaries left the window, so the cap fell to its minimum of one token
+        // the primaries left the window, so the cap fell to its minimum (minBurst, one token here)
         assertThat(budget.snapshot().primariesInWindow()).isZero();
         assertThat(budget.snapshot().remaining()).isEqualTo(1.0);
         assertThat(budget.tryAcquire()).isTrue();
