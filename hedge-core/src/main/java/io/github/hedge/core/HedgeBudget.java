@@ -16,7 +16,7 @@ import java.util.concurrent.atomic.LongAdder;
  * Every primary call ({@link #recordPrimary()}) deposits {@code ratio} tokens; {@link #tryAcquire()}
  * grants an extra attempt iff a whole token is left, and takes it. The bucket holds at most
  *
- * <pre>{@code cap = max(1, burst * ratio * primariesInWindow) + minPerSecond * windowSeconds}</pre>
+ * <pre>{@code cap = max(minBurst, burst * ratio * primariesInWindow) + minPerSecond * windowSeconds}</pre>
  *
  * tokens, where {@code primariesInWindow} are the primaries of the last {@link #window()}; deposits
  * beyond the cap are lost. Tokens are kept in fixed point (ratio and floor rounded to 10<sup>-9</sup>
@@ -28,8 +28,10 @@ import java.util.concurrent.atomic.LongAdder;
  *
  * and the bound is tight (a caller that wants a hedge on every call reaches it). With the default
  * {@code burst} of 0.25 and a steady rate, an interval of one window's length therefore holds at
- * most 1.25 times the ratio (plus one token), however the calls that want a hedge bunch up: the
- * worst case of a sliding window is 2 times, one window's worth spent at each of its ends. In the
+ * most 1.25 times the ratio, however the calls that want a hedge bunch up, as long as {@code 0.25 *
+ * ratio * primariesInWindow} is at least {@code minBurst} (default 20 tokens: at 5% and 1,000
+ * calls/s the burst is 375 tokens); below that, at most {@code ratio + minBurst / primaries(I)}.
+ * The worst case of a sliding window is 2 times, one window's worth spent at each of its ends. In the
  * long run, hedges never exceed {@code ratio * primaries + cap}, at any rate: 5% holds at 1 call
  * per minute too (one hedge per 20 primaries, whenever a call wants one), and there is no hidden
  * floor (the default {@code minPerSecond} is 0, and then no token exists that a primary did not
@@ -292,7 +294,10 @@ public final class HedgeBudget {
         return window;
     }
 
-    /** @return the burst: the bucket holds at most {@code burst * ratio} tokens per primary of the window (at least 1) */
+    /**
+     * @return the burst: the bucket holds at most {@code burst * ratio} tokens per primary of the
+     *     window (at least {@link #minBurst()})
+     */
     public double burst() {
         return burst;
     }
@@ -460,7 +465,8 @@ public final class HedgeBudget {
 
         /**
          * @param burst how many tokens the bucket may save, as a fraction of the tokens the window's
-         *     primaries deposit, in [0, 10] (default 0.25); the bucket always holds at least one token.
+         *     primaries deposit, in [0, 10] (default 0.25); the bucket may always save {@link
+         *     #minBurst(double)} tokens.
          *     Over any interval of one window's length at a steady rate, hedges stay within {@code (1 +
          *     burst) * ratio} of the primaries (plus one); a larger burst denies less on a fluctuating
          *     load and lets a latency shift spend more before the cap holds
