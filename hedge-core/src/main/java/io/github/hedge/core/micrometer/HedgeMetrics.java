@@ -84,15 +84,15 @@ import java.util.function.ToLongFunction;
  *       <td>{@code executor.budget().snapshot().remaining()}</td></tr>
  *   <tr><td>{@code hedge.calls.in.flight}</td><td>gauge, calls</td><td>-</td>
  *       <td>{@code executor.stats().inFlightCalls()}</td></tr>
- *   <tr><td>{@code hedge.latency.hedged} (with {@link Builder#savingsGauges})</td><td>time gauge, seconds</td><td>{@code percentile}:
+ *   <tr><td>{@code hedge.latency.hedged}</td><td>time gauge, seconds</td><td>{@code percentile}:
  *       0.5|0.99|0.999</td><td>{@code executor.savings().hedged()}: what callers saw</td></tr>
- *   <tr><td>{@code hedge.latency.unhedged.estimated} (with {@link Builder#savingsGauges})</td><td>time gauge, seconds</td>
+ *   <tr><td>{@code hedge.latency.unhedged.estimated}</td><td>time gauge, seconds</td>
  *       <td>{@code percentile}: 0.5|0.99|0.999</td><td>{@code executor.savings().unhedgedEstimate()}:
  *       what the same calls would have taken without hedging ({@link HedgeSavings})</td></tr>
  * </table>
  *
  * <p>The gauges exist only when bound to an executor ({@link #of(HedgedExecutor)}) or when
- * {@link Builder#gauges} supplied their sources (the two latency gauges only for an executor). The counters from {@link CallCompleted} are
+ * {@link Builder#gauges} supplied their sources (the two latency gauges only for an executor, unless {@link Builder#savingsGauges} is off). The counters from {@link CallCompleted} are
  * enough on their own: {@code hedge.attempts{kind=hedge}} counts hedges sent and {@code
  * hedge.attempts{kind=hedge,outcome=won}} hedges won, also for adapters that publish nothing but
  * {@link CallCompleted}; {@code hedge.hedges.sent} and {@code hedge.hedges.won} count the
@@ -547,7 +547,7 @@ public final class HedgeMetrics implements MeterBinder, AutoCloseable {
         private boolean percentileHistogram;
         private boolean tagOperation;
         private GaugeSource<?> gauges;
-        private boolean savingsGauges;
+        private boolean savingsGauges = true;
 
         private Builder(String name, HedgeEvents events) {
             this.name = name;
@@ -608,7 +608,7 @@ public final class HedgeMetrics implements MeterBinder, AutoCloseable {
         /**
          * @param enabled whether to publish {@link HedgedExecutor#savings()} as {@code
          *     hedge.latency.hedged} and {@code hedge.latency.unhedged.estimated} time gauges tagged
-         *     {@code percentile} (0.5, 0.99, 0.999); only for a binder built from an executor; off by
+         *     {@code percentile} (0.5, 0.99, 0.999); only for a binder built from an executor; on by
          *     default
          * @return this builder
          */

@@ -29,7 +29,7 @@ class SavingsMetricsTest {
                         .delay(DelayPolicy.fixed(Duration.ofMillis(10)))
                         .build());
         SimpleMeterRegistry registry = new SimpleMeterRegistry();
-        try (HedgeMetrics metrics = HedgeMetrics.builder(ex).savingsGauges(true).build()) {
+        try (HedgeMetrics metrics = HedgeMetrics.of(ex)) { // savings gauges are on by default
             metrics.bindTo(registry);
             // every tenth primary would take 200 ms; its hedge answers in 2 ms, at 12 ms
             for (int i = 0; i < 1000; i++) {
