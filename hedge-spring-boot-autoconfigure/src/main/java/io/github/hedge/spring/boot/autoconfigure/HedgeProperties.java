@@ -31,6 +31,9 @@ public class HedgeProperties {
     /** The @Hedged advisor. */
     private final Aspect aspect = new Aspect();
 
+    /** Re-reading hedge.* when the environment changes. */
+    private final Refresh refresh = new Refresh();
+
     /** @return the defaults block */
     public Defaults getDefaults() {
         return defaults;
@@ -44,6 +47,11 @@ public class HedgeProperties {
     /** @return the aspect settings */
     public Aspect getAspect() {
         return aspect;
+    }
+
+    /** @return the refresh settings */
+    public Refresh getRefresh() {
+        return refresh;
     }
 
     /**
@@ -364,6 +372,25 @@ public class HedgeProperties {
         /** @param order the order */
         public void setOrder(int order) {
             this.order = order;
+        }
+    }
+
+    /** Re-reading hedge.* when the environment changes. */
+    public static class Refresh {
+        /**
+         * Whether instances are reconfigured when Spring Cloud publishes an EnvironmentChangeEvent for a
+         * hedge.* key (POST /actuator/refresh, a config-server push). Needs spring-cloud-context.
+         */
+        private boolean enabled = true;
+
+        /** @return whether refresh is enabled */
+        public boolean isEnabled() {
+            return enabled;
+        }
+
+        /** @param enabled whether refresh is enabled */
+        public void setEnabled(boolean enabled) {
+            this.enabled = enabled;
         }
     }
 }
