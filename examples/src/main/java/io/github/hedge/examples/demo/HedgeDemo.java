@@ -186,7 +186,7 @@ public final class HedgeDemo {
               --report FILE        where to write the HTML report (default target/hedge-demo-report.html)
               --modes LIST         any of none,hedge,native (default all three, in that order)
               --hedge-percentile P hedge-grpc: hedge after this percentile of recent latency (default 0.96)
-              --budget F           hedge-grpc: at most F extra attempts per call over 30 s (default 0.05)
+              --budget F           hedge-grpc: at most F extra attempts per call (default 0.05)
               --max-attempts N     attempts per call for both hedging modes, in [1, 5] (default 3)
               --native-delay-ms D  native hedgingDelay (default: the delay hedge-grpc reached;
                                    else the p95 measured without hedging; else 10)

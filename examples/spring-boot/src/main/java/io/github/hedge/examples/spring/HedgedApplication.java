@@ -17,7 +17,7 @@ import org.springframework.context.annotation.Bean;
 public class HedgedApplication {
     /**
      * What properties cannot say goes in a customizer. A 5% budget earns its first hedge only after
-     * 20 calls in its window; for a service that is called rarely, a floor of one hedge per second
+     * 20 primary calls; for a service that is called rarely, a floor of one hedge per second
      * (at most) lets hedging work from the first call.
      *
      * @return the customizer, applied to every instance
