@@ -18,7 +18,9 @@ import java.util.EnumSet;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.LongAdder;
 
@@ -74,9 +76,9 @@ public final class HedgingClientInterceptor implements ClientInterceptor {
      * them: hedge after the <b>p96</b> of the method's recent per-attempt latency, at most <b>5%</b>
      * extra attempts (one budget per channel), two attempts per call, no hedging before 100 samples.
      * The delay sits one point below the budget on purpose: a delay at p95 asks for 5% hedges on
-     * average, so a 5% budget is exhausted about half the time, and what it then denies are exactly
-     * the slow calls hedging is for (measured in docs/grpc.md: 79 denials in 53,000 calls were enough
-     * to double p99.9). At p96 the budget is a safety cap that steady traffic does not reach.
+     * average, so a 5% budget is at its limit about half the time, and what it then denies are
+     * exactly the slow calls hedging is for (GrpcHedgeBench's first runs showed it in p99.9). At p96
+     * the budget is a safety cap that steady traffic does not reach.
      */
     public static final HedgeConfig DEFAULT_CONFIG = HedgeConfig.builder()
             .delay(io.github.hedge.core.DelayPolicy.percentile(0.96).build())
@@ -180,16 +182,14 @@ public final class HedgingClientInterceptor implements ClientInterceptor {
      * @param fullMethodName "pkg.Service/Method"
      * @return that method's executor, if it has been called through this interceptor and is handled
      */
-    public java.util.Optional<HedgedExecutor> executor(String fullMethodName) {
+    public Optional<HedgedExecutor> executor(String fullMethodName) {
         CallPlan plan = plans.get(fullMethodName);
-        return plan == null || plan.executor() == null
-                ? java.util.Optional.empty()
-                : java.util.Optional.of(plan.executor());
+        return plan == null || plan.executor() == null ? Optional.empty() : Optional.of(plan.executor());
     }
 
     /** @return calls not hedged because their request was over the size limit, per full method name */
     public Map<String, Long> requestsTooLarge() {
-        Map<String, Long> m = new java.util.TreeMap<>();
+        Map<String, Long> m = new TreeMap<>();
         tooLarge.forEach((k, v) -> m.put(k, v.sum()));
         return m;
     }

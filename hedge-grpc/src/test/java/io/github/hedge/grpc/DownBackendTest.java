@@ -16,8 +16,10 @@ import java.util.HashSet;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 
 /** One of three real backends goes down while the channel is in use. */
+@Timeout(120) // a hung call fails the test instead of the build
 class DownBackendTest {
     @Test
     void should_answer_every_call_from_the_live_backends_when_one_backend_goes_down() throws Exception {

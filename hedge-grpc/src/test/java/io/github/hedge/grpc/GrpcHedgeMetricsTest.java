@@ -15,13 +15,15 @@ import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 
 /** Meters tagged by method, from real calls. */
+@Timeout(120) // a hung call fails the test instead of the build
 class GrpcHedgeMetricsTest {
     @Test
     void should_publish_meters_tagged_by_method_when_calls_are_hedged() throws Exception {
         try (Backends backends = new Backends(3)) {
-            backends.behave((b, m, r, a) -> Action.reply(a == 1 ? 200 : 1));
+            backends.behave((b, m, r, a) -> Action.reply(a == 1 ? 2_000 : 1));
             HedgingClientInterceptor hedging = HedgingClientInterceptor.builder()
                     .defaults(HedgeConfig.builder()
                             .delay(DelayPolicy.fixed(Duration.ofMillis(20)))

@@ -363,6 +363,15 @@ public final class GrpcHedgeBench {
                     100 * extraLoad(),
                     100 * sameBackendShare(),
                     failures);
+            if (interceptor != null) {
+                interceptor
+                        .executor("hedge.bench.Bench/Get")
+                        .ifPresent(e -> System.err.printf(
+                                Locale.ROOT,
+                                "  executor since the lane began: %s, delay now %.2f ms%n",
+                                e.stats(),
+                                e.currentDelayNanos() / 1e6));
+            }
         }
     }
 
@@ -535,36 +544,42 @@ public final class GrpcHedgeBench {
     }
 
     void report() throws InterruptedException {
-        // stationary: calibrate native on hedge-grpc's extra load, then interleave the three
+        // stationary, phase 1: none and hedge-grpc interleaved; native's fixed delay is then the
+        // (1 - extra load) quantile of the unhedged latency measured alongside, so that it asks for as
+        // many hedges as hedge-grpc sent. Phase 2 measures the three interleaved.
         world.resetScenario();
         Lane none = new Lane("stationary / none", Mode.NONE, 0);
         Lane hedge = new Lane("stationary / hedge-grpc", Mode.HEDGE, 0);
-        segment(none, warmupSeconds, false, NOTHING);
-        segment(hedge, warmupSeconds, false, NOTHING);
-        segment(none, 2 * segmentSeconds, true, NOTHING);
-        segment(hedge, 2 * segmentSeconds, true, NOTHING);
-        // native gets the delay hedge-grpc's executor converged to (its p96 of per-attempt latency):
-        // the same delay asks for the same hedges, so native's extra load is at least hedge-grpc's,
-        // and the comparison is not at the mercy of a noisy calibration run on a shared machine
-        double delay = hedge.interceptor
-                        .executor("hedge.bench.Bench/Get")
-                        .orElseThrow()
-                        .currentDelayNanos()
-                / 1e6;
-        if (!(delay > 0)) {
-            delay = none.ms(96);
-        }
+        interleave(List.of(none, hedge));
+        double target = Math.max(0.001, hedge.extraLoad());
+        double delay = none.ms(100 * (1 - target));
         System.err.printf(
                 Locale.ROOT,
-                "calibration: hedge-grpc extra load %.2f%%, its delay %.2f ms -> native delay %.2f ms%n",
-                100 * hedge.extraLoad(),
-                delay,
+                "calibration: hedge-grpc extra load %.2f%% -> native delay %.2f ms (that quantile of unhedged latency)%n",
+                100 * target,
                 delay);
         none.resetFigures();
         hedge.resetFigures();
         Lane nat =
                 new Lane(String.format(Locale.ROOT, "stationary / native (delay %.2f ms)", delay), Mode.NATIVE, delay);
         interleave(List.of(none, nat, hedge));
+        // hedge-grpc's delay keeps settling while its 30 s window sheds the cold-start samples of
+        // phase 1; when native's extra load ended up more than 0.5 pp off, calibrate again on the
+        // phase-2 figures and measure the three once more (the table reports this last phase)
+        if (Math.abs(nat.extraLoad() - hedge.extraLoad()) > 0.005) {
+            delay = none.ms(100 * (1 - Math.max(0.001, hedge.extraLoad())));
+            System.err.printf(
+                    Locale.ROOT,
+                    "recalibration: hedge-grpc extra load %.2f%% -> native delay %.2f ms%n",
+                    100 * hedge.extraLoad(),
+                    delay);
+            nat.close();
+            none.resetFigures();
+            hedge.resetFigures();
+            nat = new Lane(
+                    String.format(Locale.ROOT, "stationary / native (delay %.2f ms)", delay), Mode.NATIVE, delay);
+            interleave(List.of(none, nat, hedge));
+        }
         List<Lane> stationary = List.of(none, nat, hedge);
 
         // 5x shift halfway through one continuous run per mode
@@ -645,15 +660,20 @@ public final class GrpcHedgeBench {
                     100 * nativeShift.extraPerSecond[s],
                     100 * hedgeShift.extraPerSecond[s]));
         }
+        // per-second figures carry about +-0.6 pp of sampling noise at these rates; the criterion is
+        // the extra load averaged over every 5-second span from the given second on
         int settled = -1;
-        for (int s = shiftAt; s < shiftSeconds; s++) {
+        for (int s = shiftAt; s + 5 <= shiftSeconds && settled < 0; s++) {
             boolean ok = true;
-            for (int t = s; t < shiftSeconds; t++) {
-                ok &= hedgeShift.extraPerSecond[t] <= 0.055;
+            for (int t = s; t + 5 <= shiftSeconds; t++) {
+                double sum = 0;
+                for (int u = t; u < t + 5; u++) {
+                    sum += hedgeShift.extraPerSecond[u];
+                }
+                ok &= sum / 5 <= 0.055;
             }
             if (ok) {
                 settled = s - shiftAt;
-                break;
             }
         }
         out.append("\nTargets:\n\n");
@@ -668,8 +688,8 @@ public final class GrpcHedgeBench {
                 100 * nat.extraLoad()));
         out.append(String.format(
                 Locale.ROOT,
-                "- after the 5x shift: hedge-grpc's extra load per second stays <= 5.5%% from second %s after the shift"
-                        + " (target <= 5); native's over the same seconds: %.1f%%%n",
+                "- after the 5x shift: hedge-grpc's extra load, averaged over any 5 s span, stays <= 5.5%% from second %s"
+                        + " after the shift (target <= 5); native's over the same seconds: %.1f%%%n",
                 settled < 0 ? "- (never, in this run)" : Integer.toString(settled),
                 100 * average(nativeShift.extraPerSecond, shiftAt)));
         out.append(String.format(

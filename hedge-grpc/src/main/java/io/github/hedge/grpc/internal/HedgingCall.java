@@ -109,7 +109,7 @@ public final class HedgingCall<ReqT, RespT> extends ClientCall<ReqT, RespT> {
         if (d != null) {
             d.request(numMessages);
         } else {
-            delivery.execute(this::drain);
+            deliver(this::drain);
         }
     }
 
@@ -201,7 +201,7 @@ public final class HedgingCall<ReqT, RespT> extends ClientCall<ReqT, RespT> {
         context.addListener(onContextCancel, Runnable::run);
         f.whenComplete((result, error) -> {
             context.removeListener(onContextCancel);
-            delivery.execute(() -> settle(result, error));
+            deliver(() -> settle(result, error));
         });
     }
 
@@ -229,7 +229,7 @@ public final class HedgingCall<ReqT, RespT> extends ClientCall<ReqT, RespT> {
             status = status.withCause(cause);
         }
         Status s = status;
-        delivery.execute(() -> closeOnce(s, new Metadata()));
+        deliver(() -> closeOnce(s, new Metadata()));
         if (f != null) {
             f.cancel(false); // cancels every attempt (ClientCall.cancel on each)
         }
@@ -427,6 +427,25 @@ public final class HedgingCall<ReqT, RespT> extends ClientCall<ReqT, RespT> {
     }
 
     // ------------------------------------------------------------------ helpers
+
+    /**
+     * Runs {@code task} in the delivery context, on the call's executor when it has one: a blocking
+     * stub's {@code ThreadlessExecutor} only wakes its caller for work it is given, so a close that
+     * comes from a timer thread (deadline) must go through it, as grpc's own callbacks do.
+     */
+    private void deliver(Runnable task) {
+        delivery.executeLater(task);
+        java.util.concurrent.Executor executor = callOptions.getExecutor();
+        if (executor == null) {
+            delivery.drain();
+            return;
+        }
+        try {
+            executor.execute(delivery::drain);
+        } catch (java.util.concurrent.RejectedExecutionException e) {
+            delivery.drain();
+        }
+    }
 
     private void launchDirect() {
         Context previous = context.attach();
