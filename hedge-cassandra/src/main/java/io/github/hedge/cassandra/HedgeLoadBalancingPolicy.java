@@ -1,0 +1,227 @@
+package io.github.hedge.cassandra;
+
+import com.datastax.oss.driver.api.core.config.DriverExecutionProfile;
+import com.datastax.oss.driver.api.core.context.DriverContext;
+import com.datastax.oss.driver.api.core.cql.Statement;
+import com.datastax.oss.driver.api.core.loadbalancing.LoadBalancingPolicy;
+import com.datastax.oss.driver.api.core.metadata.Node;
+import com.datastax.oss.driver.api.core.session.Request;
+import com.datastax.oss.driver.api.core.session.Session;
+import com.datastax.oss.driver.api.core.specex.SpeculativeExecutionPolicy;
+import com.datastax.oss.driver.api.core.tracker.RequestTracker;
+import io.github.hedge.cassandra.internal.HedgeQueryPlan;
+import io.github.hedge.cassandra.internal.HedgeRequestTracker;
+import io.github.hedge.cassandra.internal.LatencyScores;
+import io.github.hedge.cassandra.internal.Options;
+import io.github.hedge.cassandra.internal.Statements;
+import io.github.hedge.core.spi.Ticker;
+import java.lang.reflect.InvocationTargetException;
+import java.time.Duration;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Queue;
+import java.util.UUID;
+
+/**
+ * A load-balancing policy that wraps another (the driver's {@code DefaultLoadBalancingPolicy} by
+ * default) and adds what {@link HedgeSpeculativeExecutionPolicy} needs from the query plan:
+ *
+ * <ul>
+ *   <li>the budget is charged when a speculative execution takes a node from the plan, that is
+ *       when it really goes out (see {@link HedgeSpeculativeExecutionPolicy});
+ *   <li>a request tracker feeds each answered execution's latency (winners and timeouts: the
+ *       driver reports nothing for cancelled losers) to the profile's speculative policy;
+ *   <li>optionally ({@code basic.load-balancing-policy.hedge.latency-aware = true}), latency-aware
+ *       ordering ({@link LatencyAwareOptions}): a node far slower than its peers goes to the back of
+ *       the plan, so primaries stop going to it and speculative executions go to healthy nodes.
+ *       When a speculative execution fires, the primary's node is known to have taken at least
+ *       that long, and that lower bound is recorded for it too.
+ * </ul>
+ *
+ * <pre>
+ * basic.load-balancing-policy {
+ *   class = io.github.hedge.cassandra.HedgeLoadBalancingPolicy
+ *   local-datacenter = dc1                 # read by the wrapped policy, as before
+ *   hedge.latency-aware = true             # opt in
+ * }
+ * </pre>
+ *
+ * <p>The speculative poll is recognised by the thread it runs on, the driver's timer thread
+ * ({@code <session name>-timer-N}); a custom {@code NettyOptions} that renames that thread makes
+ * every speculative execution go out uncharged. Thread-safe.
+ */
+public class HedgeLoadBalancingPolicy implements LoadBalancingPolicy {
+    private static final String DEFAULT_DELEGATE =
+            "com.datastax.oss.driver.internal.core.loadbalancing.DefaultLoadBalancingPolicy";
+
+    private final DriverContext context;
+    private final LoadBalancingPolicy delegate;
+    private final LatencyScores<Node> scores;
+    private final String timerThreadPrefix;
+    private final RequestTracker tracker;
+
+    /**
+     * The constructor the driver calls.
+     *
+     * @param context the session's context
+     * @param profileName the profile this instance is built for
+     * @throws IllegalArgumentException naming the setting and the value, when an option is invalid
+     */
+    public HedgeLoadBalancingPolicy(DriverContext context, String profileName) {
+        this.context = context;
+        DriverExecutionProfile p = context.getConfig().getProfile(profileName);
+        this.delegate = newDelegate(
+                context, profileName, Options.getString(p, HedgeDriverOption.LBP_DELEGATE_CLASS, DEFAULT_DELEGATE));
+        if (Options.getBoolean(p, HedgeDriverOption.LBP_LATENCY_AWARE, false)) {
+            LatencyAwareOptions la = LatencyAwareOptions.builder()
+                    .exclusionThreshold(
+                            Options.getDouble(p, HedgeDriverOption.LBP_EXCLUSION_THRESHOLD, 2.0, 1.0, 1000.0, true))
+                    .scale(Options.getDuration(p, HedgeDriverOption.LBP_SCALE, Duration.ofMillis(100), false))
+                    .retryPeriod(
+                            Options.getDuration(p, HedgeDriverOption.LBP_RETRY_PERIOD, Duration.ofSeconds(10), false))
+                    .minMeasurements(Options.getInt(p, HedgeDriverOption.LBP_MIN_MEASUREMENTS, 5, 1, 100_000))
+                    .build();
+            this.scores = new LatencyScores<>(
+                    la.exclusionThreshold(),
+                    la.scale().toNanos(),
+                    la.retryPeriod().toNanos(),
+                    la.minMeasurements(),
+                    Ticker.system());
+        } else {
+            this.scores = null;
+        }
+        this.timerThreadPrefix = context.getSessionName() + "-timer-";
+        this.tracker = new HedgeRequestTracker(
+                context, this, scores, delegate.getRequestTracker().orElse(null));
+    }
+
+    private static LoadBalancingPolicy newDelegate(DriverContext context, String profileName, String className) {
+        String name = className.contains(".")
+                ? className
+                : "com.datastax.oss.driver.internal.core.loadbalancing." + className;
+        if (name.equals(HedgeLoadBalancingPolicy.class.getName())) {
+            throw new IllegalArgumentException(HedgeDriverOption.LBP_DELEGATE_CLASS.getPath()
+                    + " must name another load-balancing policy, was " + className);
+        }
+        try {
+            Class<?> type = Class.forName(name, true, HedgeLoadBalancingPolicy.class.getClassLoader());
+            return (LoadBalancingPolicy)
+                    type.getConstructor(DriverContext.class, String.class).newInstance(context, profileName);
+        } catch (InvocationTargetException e) {
+            Throwable cause = e.getCause();
+            throw cause instanceof RuntimeException ? (RuntimeException) cause : new IllegalStateException(cause);
+        } catch (ReflectiveOperationException | ClassCastException e) {
+            throw new IllegalArgumentException(
+                    HedgeDriverOption.LBP_DELEGATE_CLASS.getPath()
+                            + " must name a LoadBalancingPolicy with a (DriverContext, String) constructor, was "
+                            + className,
+                    e);
+        }
+    }
+
+    /** @return the wrapped policy */
+    public LoadBalancingPolicy getDelegate() {
+        return delegate;
+    }
+
+    /**
+     * @param node a node
+     * @return whether latency-aware ordering currently puts it at the back of plans (false when off)
+     */
+    public boolean isExcluded(Node node) {
+        return scores != null && scores.isExcluded(node);
+    }
+
+    @Override
+    public Optional<RequestTracker> getRequestTracker() {
+        return Optional.of(tracker);
+    }
+
+    @Override
+    public void init(Map<UUID, Node> nodes, DistanceReporter distanceReporter) {
+        delegate.init(nodes, distanceReporter);
+    }
+
+    @Override
+    public Queue<Node> newQueryPlan(Request request, Session session) {
+        Queue<Node> plan = delegate.newQueryPlan(request, session);
+        if (scores != null) {
+            List<Node> nodes = new ArrayList<>(4);
+            for (Node n = plan.poll(); n != null; n = plan.poll()) {
+                nodes.add(n);
+            }
+            plan = new ArrayDeque<>(scores.order(nodes)) {
+                @Override
+                public synchronized Node poll() {
+                    return super.poll();
+                }
+
+                @Override
+                public synchronized Node peek() {
+                    return super.peek();
+                }
+            };
+        }
+        if (request == null) {
+            return plan;
+        }
+        DriverExecutionProfile profile = Statements.profile(request, context);
+        SpeculativeExecutionPolicy specex = context.getSpeculativeExecutionPolicy(profile.getName());
+        if (!(specex instanceof HedgeSpeculativeExecutionPolicy)) {
+            return plan;
+        }
+        HedgeSpeculativeExecutionPolicy hedge = (HedgeSpeculativeExecutionPolicy) specex;
+        boolean idempotent =
+                request instanceof Statement && Statements.driverIdempotence((Statement<?>) request, profile);
+        return new HedgeQueryPlan(
+                plan,
+                new HedgeQueryPlan.Listener() {
+                    @Override
+                    public void onPrimary(Node node) {
+                        if (idempotent) {
+                            hedge.onPrimary();
+                        }
+                    }
+
+                    @Override
+                    public boolean onSpeculative(int attemptNumber, Node primary, long sincePrimaryNanos) {
+                        if (scores != null && primary != null) {
+                            scores.record(primary, sincePrimaryNanos); // censored: it ran at least this long
+                        }
+                        return hedge.onSpeculativeExecution(attemptNumber);
+                    }
+                },
+                timerThreadPrefix);
+    }
+
+    @Override
+    public void onAdd(Node node) {
+        delegate.onAdd(node);
+    }
+
+    @Override
+    public void onUp(Node node) {
+        delegate.onUp(node);
+    }
+
+    @Override
+    public void onDown(Node node) {
+        delegate.onDown(node);
+    }
+
+    @Override
+    public void onRemove(Node node) {
+        if (scores != null) {
+            scores.forget(node);
+        }
+        delegate.onRemove(node);
+    }
+
+    @Override
+    public void close() {
+        delegate.close();
+    }
+}

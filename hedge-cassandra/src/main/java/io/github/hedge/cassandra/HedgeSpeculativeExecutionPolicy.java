@@ -1,0 +1,255 @@
+package io.github.hedge.cassandra;
+
+import com.datastax.oss.driver.api.core.CqlIdentifier;
+import com.datastax.oss.driver.api.core.config.DefaultDriverOption;
+import com.datastax.oss.driver.api.core.config.DriverExecutionProfile;
+import com.datastax.oss.driver.api.core.context.DriverContext;
+import com.datastax.oss.driver.api.core.metadata.Node;
+import com.datastax.oss.driver.api.core.session.Request;
+import com.datastax.oss.driver.api.core.specex.SpeculativeExecutionPolicy;
+import io.github.hedge.cassandra.internal.Options;
+import io.github.hedge.cassandra.internal.Statements;
+import io.github.hedge.core.DelayContext;
+import io.github.hedge.core.DelayPolicy;
+import io.github.hedge.core.HedgeBudget;
+import io.github.hedge.core.LatencyTracker;
+import io.github.hedge.core.event.BudgetExhausted;
+import io.github.hedge.core.event.HedgeEvents;
+import io.github.hedge.core.event.HedgeSent;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.LongAdder;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A drop-in {@link SpeculativeExecutionPolicy}: the driver still runs speculative executions, but
+ * hedge decides the delay (by default the p96 of recent per-node latency, {@code 1 - 0.8 *
+ * max-extra-load}, clamped to {@code [min-delay, max-delay]}, so that expected demand leaves a fifth
+ * of the budget for bursts) and caps extra executions with a budget (by default 5% of idempotent
+ * requests over 30 s).
+ *
+ * <pre>
+ * datastax-java-driver {
+ *   basic.load-balancing-policy.class = io.github.hedge.cassandra.HedgeLoadBalancingPolicy
+ *   advanced.speculative-execution-policy {
+ *     class = io.github.hedge.cassandra.HedgeSpeculativeExecutionPolicy
+ *     max-executions = 2
+ *     hedge.max-extra-load = 0.05
+ *   }
+ *   advanced.netty.timer.tick-duration = 1 ms
+ * }
+ * </pre>
+ *
+ * <p><b>Why the load-balancing policy too.</b> The driver asks {@link #nextExecution} only to
+ * <em>schedule</em> the next execution; most scheduled executions never fire because the request
+ * completes first. The moment an execution really goes out is when it takes a node from the query
+ * plan, on the driver's timer thread: {@link HedgeLoadBalancingPolicy} returns a query plan that
+ * charges this policy's budget there and ends the plan for that execution when the budget is
+ * spent (the running executions go on). It also feeds the latency of every answered execution to
+ * this policy's tracker through its request tracker. Without it this policy refuses to start.
+ *
+ * <p><b>Censoring.</b> Through the driver, a losing execution reports nothing (its callback is
+ * cancelled): the tracker sees winners and timeouts, so its percentile is biased low, hedges are
+ * asked for more often, and the budget caps them. {@link HedgedCqlSession} measures losers too.
+ *
+ * <p><b>Timer tick.</b> Executions fire on the driver's timer, whose tick ({@code
+ * advanced.netty.timer.tick-duration}, session-wide, default 100 ms) rounds every delay up: the
+ * first time a delay shorter than the tick is asked for, this policy logs a warning once. Set the
+ * tick to 1 ms; delays are whole milliseconds, rounded up.
+ *
+ * <p>Options: {@link HedgeDriverOption} ({@code advanced.speculative-execution-policy.hedge.*}),
+ * per profile. The driver builds one instance per distinct content of the section. Thread-safe.
+ */
+public class HedgeSpeculativeExecutionPolicy implements SpeculativeExecutionPolicy {
+    private static final Logger LOG = LoggerFactory.getLogger(HedgeSpeculativeExecutionPolicy.class);
+
+    private final String name;
+    private final String profileName;
+    private final int maxExecutions;
+    private final DelayPolicy delay;
+    private final HedgeBudget budget;
+    private final LatencyTracker tracker;
+    private final long tickMillis;
+    private final AtomicBoolean warnedTick = new AtomicBoolean();
+    private final HedgeEvents events = new HedgeEvents();
+    private final LongAdder primaries = new LongAdder();
+    private final LongAdder scheduled = new LongAdder();
+    private final LongAdder sent = new LongAdder();
+    private final LongAdder denied = new LongAdder();
+    private final LongAdder warmingUp = new LongAdder();
+
+    /**
+     * The constructor the driver calls.
+     *
+     * @param context the session's context
+     * @param profileName the profile this instance is built for (it may serve others with the same section)
+     * @throws IllegalArgumentException naming the setting, its valid range and the value, when an
+     *     option is invalid or the load-balancing policy is not {@link HedgeLoadBalancingPolicy}
+     */
+    public HedgeSpeculativeExecutionPolicy(DriverContext context, String profileName) {
+        DriverExecutionProfile p = context.getConfig().getProfile(profileName);
+        String lbp = p.getString(DefaultDriverOption.LOAD_BALANCING_POLICY_CLASS, "");
+        if (!lbp.equals(HedgeLoadBalancingPolicy.class.getName())) {
+            throw new IllegalArgumentException(DefaultDriverOption.LOAD_BALANCING_POLICY_CLASS.getPath() + " must be "
+                    + HedgeLoadBalancingPolicy.class.getName() + " when "
+                    + HedgeSpeculativeExecutionPolicy.class.getName()
+                    + " is the speculative execution policy (it charges the budget when an execution goes out), was "
+                    + lbp + " (profile " + profileName + ")");
+        }
+        this.name = context.getSessionName();
+        this.profileName = profileName;
+        this.maxExecutions = Options.getInt(p, DefaultDriverOption.SPECULATIVE_EXECUTION_MAX, 2, 1, 16);
+        double extraLoad = Options.getDouble(p, HedgeDriverOption.MAX_EXTRA_LOAD, 0.05, 0.0, 1.0, false);
+        Duration window = Options.getDuration(p, HedgeDriverOption.WINDOW, Duration.ofSeconds(30), false);
+        String kind = Options.getString(p, HedgeDriverOption.DELAY_KIND, "percentile");
+        if (kind.equalsIgnoreCase("fixed")) {
+            this.delay = DelayPolicy.fixed(
+                    Options.getDuration(p, DefaultDriverOption.SPECULATIVE_EXECUTION_DELAY, Duration.ZERO, true));
+        } else if (kind.equalsIgnoreCase("percentile")) {
+            double percentile = Options.getDouble(
+                    p,
+                    HedgeDriverOption.PERCENTILE,
+                    Math.min(0.999, Math.max(0.5, 1 - 0.8 * extraLoad)),
+                    0.0,
+                    1.0,
+                    true);
+            if (percentile >= 1.0) {
+                throw new IllegalArgumentException(HedgeDriverOption.PERCENTILE.getPath() + " must be in (0, 1), was "
+                        + percentile + " (profile " + profileName + ")");
+            }
+            Duration min = Options.getDuration(p, HedgeDriverOption.MIN_DELAY, Duration.ofMillis(1), true);
+            Duration max = Options.getDuration(p, HedgeDriverOption.MAX_DELAY, Duration.ofSeconds(1), false);
+            if (max.compareTo(min) < 0) {
+                throw new IllegalArgumentException(HedgeDriverOption.MAX_DELAY.getPath() + " must be >= "
+                        + HedgeDriverOption.MIN_DELAY.getPath() + " (" + min + "), was " + max + " (profile "
+                        + profileName + ")");
+            }
+            int minSamples = Options.getInt(p, HedgeDriverOption.MIN_SAMPLES, 100, 1, 1_000_000);
+            this.delay = DelayPolicy.percentile(percentile)
+                    .min(min)
+                    .max(max)
+                    .minSamples(minSamples)
+                    .build();
+        } else {
+            throw new IllegalArgumentException(HedgeDriverOption.DELAY_KIND.getPath()
+                    + " must be one of [percentile, fixed], was " + kind + " (profile " + profileName + ")");
+        }
+        this.budget = HedgeBudget.builder().ratio(extraLoad).window(window).build();
+        this.tracker = LatencyTracker.builder().window(window).build();
+        this.tickMillis = context.getConfig()
+                .getDefaultProfile()
+                .getDuration(DefaultDriverOption.NETTY_TIMER_TICK_DURATION, Duration.ofMillis(100))
+                .toMillis();
+    }
+
+    @Override
+    public long nextExecution(Node node, CqlIdentifier keyspace, Request request, int runningExecutions) {
+        if (runningExecutions >= maxExecutions) {
+            return -1;
+        }
+        long nanos =
+                delay.delayNanos(DelayContext.of(runningExecutions + 1, List.of(Statements.target(node)), tracker));
+        if (nanos < 0) {
+            warmingUp.increment();
+            return -1;
+        }
+        long millis = (nanos + 999_999) / 1_000_000; // the driver's timer takes whole milliseconds
+        if (millis < tickMillis && warnedTick.compareAndSet(false, true)) {
+            LOG.warn(
+                    "speculative executions of profile {} are due after {} ms, but the driver's timer ticks every"
+                            + " {} ms (advanced.netty.timer.tick-duration), so they fire up to a tick late; set"
+                            + " advanced.netty.timer.tick-duration = 1 ms",
+                    profileName,
+                    millis,
+                    tickMillis);
+        }
+        scheduled.increment();
+        return millis;
+    }
+
+    /** Counts an idempotent request whose first execution went out: it pays for the budget. */
+    void onPrimary() {
+        primaries.increment();
+        budget.recordPrimary();
+    }
+
+    /**
+     * Asks the budget for one speculative execution that is about to go out.
+     *
+     * @param attemptNumber 2 for the first speculative execution
+     * @return whether it may go out
+     */
+    boolean onSpeculativeExecution(int attemptNumber) {
+        if (budget.tryAcquire()) {
+            sent.increment();
+            if (events.hasListeners()) {
+                events.publish(
+                        new HedgeSent(name, 0, attemptNumber, HedgeSent.Reason.DELAY_ELAPSED, 0, System.nanoTime()));
+            }
+            return true;
+        }
+        denied.increment();
+        if (events.hasListeners()) {
+            events.publish(new BudgetExhausted(name, 0, attemptNumber, System.nanoTime()));
+        }
+        return false;
+    }
+
+    /** @return the recent per-node latency this policy's delay is computed from (fed by the request tracker) */
+    public LatencyTracker latencyTracker() {
+        return tracker;
+    }
+
+    /** @return the budget of speculative executions */
+    public HedgeBudget budget() {
+        return budget;
+    }
+
+    /** @return the delay policy */
+    public DelayPolicy delayPolicy() {
+        return delay;
+    }
+
+    /**
+     * @return events ({@code HedgeSent} when an execution goes out, {@code BudgetExhausted} when
+     *     one is denied), for {@code HedgeMetrics.builder(policy.name(), policy.events())}; their
+     *     call id is 0 (the driver does not tell which request)
+     */
+    public HedgeEvents events() {
+        return events;
+    }
+
+    /** @return the session's name, used as the executor name in events */
+    public String name() {
+        return name;
+    }
+
+    /** @return the profile this instance was built for */
+    public String profileName() {
+        return profileName;
+    }
+
+    /** @return the most executions per request, primary included */
+    public int maxExecutions() {
+        return maxExecutions;
+    }
+
+    /** @return counters since creation */
+    public SpeculativeExecutionStats stats() {
+        return new SpeculativeExecutionStats(
+                primaries.sum(), scheduled.sum(), sent.sum(), denied.sum(), warmingUp.sum());
+    }
+
+    @Override
+    public void close() {
+        // nothing to release: no thread, no timer
+    }
+
+    @Override
+    public String toString() {
+        return "HedgeSpeculativeExecutionPolicy{profile=" + profileName + ", maxExecutions=" + maxExecutions
+                + ", delay=" + delay + ", budget=" + budget + '}';
+    }
+}

@@ -1,0 +1,193 @@
+package io.github.hedge.cassandra.internal;
+
+import io.github.hedge.core.spi.Ticker;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * Per-node latency scores for latency-aware ordering (the idea of the 3.x driver's {@code
+ * LatencyAwarePolicy}): per node, the median of its first {@code minMeasurements} measurements,
+ * then a time-decayed average of samples clipped at {@link #CLIP} times the average (robust to a
+ * healthy node's heavy tail); a node whose score is above {@code threshold} times the lower median
+ * of the nodes' scores goes to the back of the plan until {@code retryPeriod} passes without a new measurement, then it
+ * is tried again (probed) and scored afresh.
+ *
+ * <p>Thread-safe: each score is updated under its own lock; reads are racy but consistent per node.
+ *
+ * @param <K> the node key
+ */
+public final class LatencyScores<K> {
+    private final double threshold;
+    private final long scaleNanos;
+    private final long retryPeriodNanos;
+    private final int minMeasurements;
+    private final Ticker ticker;
+    private final Map<K, Score> scores = new ConcurrentHashMap<>();
+
+    /**
+     * @param threshold exclusion threshold (> 1)
+     * @param scaleNanos decay time constant of the average
+     * @param retryPeriodNanos how long an excluded node stays excluded without new measurements
+     * @param minMeasurements measurements a node needs before it can be excluded or be the best
+     * @param ticker time source
+     */
+    public LatencyScores(double threshold, long scaleNanos, long retryPeriodNanos, int minMeasurements, Ticker ticker) {
+        this.threshold = threshold;
+        this.scaleNanos = scaleNanos;
+        this.retryPeriodNanos = retryPeriodNanos;
+        this.minMeasurements = minMeasurements;
+        this.ticker = ticker;
+    }
+
+    /**
+     * Records one measurement.
+     *
+     * @param key the node
+     * @param latencyNanos its latency (or a lower bound of it, for a censored sample)
+     */
+    public void record(K key, long latencyNanos) {
+        scores.computeIfAbsent(key, k -> new Score()).update(ticker.nanoTime(), Math.max(0, latencyNanos));
+    }
+
+    /** Forgets a node (it was removed from the cluster). */
+    public void forget(K key) {
+        scores.remove(key);
+    }
+
+    /**
+     * @param key a node
+     * @return whether the node is excluded now (goes to the back of the plan)
+     */
+    public boolean isExcluded(K key) {
+        long now = ticker.nanoTime();
+        return isExcluded(key, now, best(now));
+    }
+
+    /**
+     * Orders candidates: nodes not excluded first, in their given order; excluded nodes after them,
+     * fastest first.
+     *
+     * @param candidates nodes in the load-balancing policy's order
+     * @return a new list
+     */
+    public List<K> order(List<K> candidates) {
+        if (candidates.size() < 2 || scores.isEmpty()) {
+            return candidates;
+        }
+        long now = ticker.nanoTime();
+        double best = best(now);
+        if (Double.isNaN(best)) {
+            return candidates;
+        }
+        List<K> kept = new ArrayList<>(candidates.size());
+        List<K> excluded = null;
+        for (K k : candidates) {
+            if (isExcluded(k, now, best)) {
+                if (excluded == null) {
+                    excluded = new ArrayList<>(2);
+                }
+                excluded.add(k);
+            } else {
+                kept.add(k);
+            }
+        }
+        if (excluded == null) {
+            return candidates;
+        }
+        excluded.sort((a, b) -> Double.compare(scores.get(a).average, scores.get(b).average));
+        kept.addAll(excluded);
+        return kept;
+    }
+
+    private boolean isExcluded(K key, long now, double best) {
+        Score s = scores.get(key);
+        if (s == null || Double.isNaN(best)) {
+            return false;
+        }
+        synchronized (s) {
+            return s.count >= minMeasurements && now - s.lastNanos < retryPeriodNanos && s.average > threshold * best;
+        }
+    }
+
+    /** A sample counts at most this many times the current average. */
+    static final double CLIP = 4.0;
+
+    /** The least weight of a sample: measurements arriving at one instant still move the average. */
+    static final double MIN_WEIGHT = 0.01;
+
+    /** Averages below this count as this much: loopback noise of a few hundred µs excludes nobody. */
+    static final double FLOOR_NANOS = 1_000_000;
+
+    /**
+     * The reference score: the lower median of the scores of nodes with enough recent measurements
+     * (at least {@link #FLOOR_NANOS}), or NaN. A node is excluded when it is far slower than its
+     * peers, not than the single fastest node: with the best as reference, one healthy node a little
+     * slower than another on a quiet loopback was excluded too, and all load went to one node.
+     */
+    private double best(long now) {
+        double[] values = new double[scores.size()];
+        int n = 0;
+        for (Score s : scores.values()) {
+            synchronized (s) {
+                if (s.count >= minMeasurements && now - s.lastNanos < retryPeriodNanos && n < values.length) {
+                    values[n++] = s.average;
+                }
+            }
+        }
+        if (n == 0) {
+            return Double.NaN;
+        }
+        Arrays.sort(values, 0, n);
+        return Math.max(values[(n - 1) / 2], FLOOR_NANOS);
+    }
+
+    /**
+     * @param key a node
+     * @return its current average in nanoseconds, or NaN without measurements
+     */
+    public double averageNanos(K key) {
+        Score s = scores.get(key);
+        if (s == null) {
+            return Double.NaN;
+        }
+        synchronized (s) {
+            return s.average;
+        }
+    }
+
+    private final class Score {
+        private final long[] initial = new long[Math.min(minMeasurements, 15)];
+        private long count;
+        private long lastNanos;
+        private double average = Double.NaN;
+
+        synchronized void update(long now, long latencyNanos) {
+            if (count > 0 && now - lastNanos >= retryPeriodNanos) {
+                // the first measurement after a silence as long as the retry period (the probe of an
+                // excluded node): the old average says nothing about the node now; start over
+                count = 0;
+            }
+            if (count < minMeasurements) {
+                // until the node has enough measurements, the median of its first ones: one answer
+                // from a healthy node's heavy tail does not make it look slow
+                initial[(int) (count % initial.length)] = latencyNanos;
+                int n = (int) Math.min(count + 1, initial.length);
+                long[] sorted = Arrays.copyOf(initial, n);
+                Arrays.sort(sorted);
+                average = sorted[(n - 1) / 2];
+            } else {
+                // time-decayed average; a sample counts at most CLIP times the current average, so
+                // a healthy node's heavy tail (one 400 ms answer among 3 ms ones) moves it little,
+                // while a node that really slowed down still climbs, up to CLIP-fold per full weight
+                double weight = Math.max(MIN_WEIGHT, 1 - Math.exp(-(double) Math.max(0, now - lastNanos) / scaleNanos));
+                double sample = Math.min(latencyNanos, CLIP * Math.max(average, FLOOR_NANOS));
+                average += weight * (sample - average);
+            }
+            count++;
+            lastNanos = now;
+        }
+    }
+}

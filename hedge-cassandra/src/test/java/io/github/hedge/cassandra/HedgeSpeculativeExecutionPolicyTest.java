@@ -1,0 +1,204 @@
+package io.github.hedge.cassandra;
+
+import static io.github.hedge.cassandra.SimulacronCluster.INSERT;
+import static io.github.hedge.cassandra.SimulacronCluster.insert;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import com.datastax.oss.driver.api.core.CqlSession;
+import com.datastax.oss.driver.api.core.config.DefaultDriverOption;
+import com.datastax.oss.driver.api.core.config.ProgrammaticDriverConfigLoaderBuilder;
+import com.datastax.oss.driver.api.core.cql.AsyncResultSet;
+import com.datastax.oss.driver.api.core.cql.ExecutionInfo;
+import com.datastax.oss.driver.api.core.cql.ResultSet;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collections;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.function.UnaryOperator;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/** The drop-in policy against a simulated 3-node cluster with one node primed to be slow. */
+class HedgeSpeculativeExecutionPolicyTest {
+    private static SimulacronCluster sim;
+
+    @BeforeAll
+    static void start() {
+        sim = new SimulacronCluster(3);
+    }
+
+    @AfterAll
+    static void stop() {
+        sim.close();
+    }
+
+    @BeforeEach
+    void reset() {
+        sim.fast();
+        sim.clearLogs();
+    }
+
+    /** hedge's two policies, a fixed delay, the given budget; the driver timer ticks every 1 ms. */
+    private static UnaryOperator<ProgrammaticDriverConfigLoaderBuilder> hedge(
+            Duration delay, int maxExecutions, double maxExtraLoad) {
+        return b -> b.withClass(DefaultDriverOption.LOAD_BALANCING_POLICY_CLASS, HedgeLoadBalancingPolicy.class)
+                .withClass(
+                        DefaultDriverOption.SPECULATIVE_EXECUTION_POLICY_CLASS, HedgeSpeculativeExecutionPolicy.class)
+                .withString(HedgeDriverOption.DELAY_KIND, "fixed")
+                .withDuration(DefaultDriverOption.SPECULATIVE_EXECUTION_DELAY, delay)
+                .withInt(DefaultDriverOption.SPECULATIVE_EXECUTION_MAX, maxExecutions)
+                .withDouble(HedgeDriverOption.MAX_EXTRA_LOAD, maxExtraLoad);
+    }
+
+    private static HedgeSpeculativeExecutionPolicy policy(CqlSession session, String profile) {
+        return (HedgeSpeculativeExecutionPolicy) session.getContext().getSpeculativeExecutionPolicy(profile);
+    }
+
+    private static double median(List<Double> values) {
+        List<Double> sorted = new ArrayList<>(values);
+        Collections.sort(sorted);
+        return sorted.get(sorted.size() / 2);
+    }
+
+    @Test
+    void should_fire_at_the_configured_delay_to_another_replica_when_the_primary_is_slow() {
+        sim.slow(0, INSERT, 200);
+        try (CqlSession session = sim.session(hedge(Duration.ofMillis(20), 2, 1.0))) {
+            List<Double> hedgedLatencyMs = new ArrayList<>();
+            for (int k = 0; k < 30; k++) {
+                long start = System.nanoTime();
+                ResultSet rs = session.execute(insert(k).setIdempotent(true));
+                double ms = (System.nanoTime() - start) / 1e6;
+                ExecutionInfo info = rs.getExecutionInfo();
+                // (a fast primary that hiccups past 20 ms on a loaded machine may still win: not counted)
+                if (info.getSpeculativeExecutionCount() > 0 && info.getSuccessfulExecutionIndex() == 1) {
+                    hedgedLatencyMs.add(ms);
+                    assertThat(sim.indexOf(info.getCoordinator())).isNotZero(); // a fast replica answered
+                }
+            }
+            assertThat(hedgedLatencyMs).hasSizeGreaterThanOrEqualTo(3);
+            // fired at 20 ms on a 1 ms tick: the hedged requests took 20 ms + one tick + a fast answer
+            assertThat(median(hedgedLatencyMs)).isBetween(20.0, 20.0 + 8);
+            long[] received = sim.received(INSERT);
+            SpeculativeExecutionStats stats = policy(session, "default").stats();
+            assertThat(Arrays.stream(received).sum()).isEqualTo(30 + stats.sent());
+            // node 0 never received a speculative execution: they went to the other replicas
+            assertThat(received[0]).isEqualTo(30 + stats.sent() - received[1] - received[2]);
+            assertThat(stats.sent()).isGreaterThanOrEqualTo(hedgedLatencyMs.size());
+        }
+    }
+
+    @Test
+    void should_cap_extra_executions_at_the_budget_counted_from_what_the_nodes_received() {
+        for (int i = 0; i < 3; i++) {
+            sim.slow(i, INSERT, 30);
+        }
+        try (CqlSession session = sim.session(hedge(Duration.ofMillis(2), 3, 0.1))) {
+            int requests = 300;
+            List<CompletableFuture<AsyncResultSet>> inFlight = new ArrayList<>();
+            for (int k = 0; k < requests; k++) {
+                inFlight.add(session.executeAsync(insert(k).setIdempotent(true)).toCompletableFuture());
+                if (inFlight.size() == 30) {
+                    CompletableFuture.allOf(inFlight.toArray(new CompletableFuture<?>[0]))
+                            .join();
+                    inFlight.clear();
+                }
+            }
+            CompletableFuture.allOf(inFlight.toArray(new CompletableFuture<?>[0]))
+                    .join();
+            long extra = Arrays.stream(sim.received(INSERT)).sum() - requests;
+            SpeculativeExecutionStats stats = policy(session, "default").stats();
+            assertThat(extra).isPositive().isLessThanOrEqualTo((long) (0.1 * requests));
+            assertThat(extra).isEqualTo(stats.sent());
+            assertThat(stats.budgetDenied()).isPositive();
+            assertThat(stats.primaries()).isEqualTo(requests);
+        }
+    }
+
+    @Test
+    void should_never_send_a_speculative_execution_when_the_statement_is_not_idempotent() {
+        sim.slow(0, INSERT, 60);
+        try (CqlSession session = sim.session(hedge(Duration.ofMillis(2), 3, 1.0))) {
+            for (int k = 0; k < 15; k++) {
+                session.execute(insert(k)); // the driver's default: not idempotent
+            }
+            assertThat(Arrays.stream(sim.received(INSERT)).sum()).isEqualTo(15);
+            assertThat(policy(session, "default").stats().sent()).isZero();
+            assertThat(policy(session, "default").stats().primaries()).isZero();
+        }
+    }
+
+    @Test
+    void should_stop_primaries_to_the_slow_node_and_resume_after_it_heals_when_ordering_is_on() throws Exception {
+        sim.slow(0, INSERT, 150);
+        try (CqlSession session = sim.session(hedge(Duration.ofMillis(20), 2, 1.0)
+                .andThen(b -> b.withBoolean(HedgeDriverOption.LBP_LATENCY_AWARE, true)
+                        .withInt(HedgeDriverOption.LBP_MIN_MEASUREMENTS, 3)
+                        .withDuration(HedgeDriverOption.LBP_RETRY_PERIOD, Duration.ofMillis(1500)))::apply)) {
+            // a speculative execution firing at 20 ms tells the ordering the slow node took >= 20 ms
+            for (int k = 0; k < 30; k++) {
+                session.execute(insert(k).setIdempotent(true));
+            }
+            sim.clearLogs();
+            for (int k = 0; k < 30; k++) {
+                session.execute(insert(k).setIdempotent(true));
+            }
+            assertThat(sim.received(INSERT)[0]).isZero();
+
+            sim.heal(0);
+            Thread.sleep(1600); // longer than the retry period: the node is probed again
+            sim.clearLogs();
+            for (int k = 0; k < 60; k++) {
+                session.execute(insert(k).setIdempotent(true));
+            }
+            assertThat(sim.received(INSERT)[0]).isGreaterThanOrEqualTo(5);
+        }
+    }
+
+    @Test
+    void should_give_each_profile_its_own_delay_and_budget_when_profiles_override_the_section() {
+        sim.slow(0, INSERT, 200);
+        try (CqlSession session =
+                sim.session(hedge(Duration.ofMillis(60), 2, 1.0).andThen(b -> b.startProfile("hot")
+                        .withDuration(DefaultDriverOption.SPECULATIVE_EXECUTION_DELAY, Duration.ofMillis(5))
+                        .endProfile())::apply)) {
+            assertThat(policy(session, "hot")).isNotSameAs(policy(session, "default"));
+            List<Double> hot = new ArrayList<>();
+            List<Double> plain = new ArrayList<>();
+            for (int k = 0; k < 30; k++) {
+                for (String profile : List.of("default", "hot")) {
+                    long start = System.nanoTime();
+                    ResultSet rs = session.execute(insert(k).setIdempotent(true).setExecutionProfileName(profile));
+                    if (rs.getExecutionInfo().getSpeculativeExecutionCount() > 0) {
+                        (profile.equals("hot") ? hot : plain).add((System.nanoTime() - start) / 1e6);
+                    }
+                }
+            }
+            assertThat(hot).hasSizeGreaterThanOrEqualTo(3);
+            assertThat(plain).hasSizeGreaterThanOrEqualTo(3);
+            assertThat(median(hot)).isBetween(5.0, 5.0 + 8);
+            assertThat(median(plain)).isBetween(60.0, 60.0 + 8);
+            assertThat(policy(session, "hot").stats().sent()).isEqualTo(hot.size());
+            assertThat(policy(session, "default").stats().sent()).isEqualTo(plain.size());
+        }
+    }
+
+    @Test
+    void should_fail_at_startup_naming_the_setting_when_an_option_is_invalid() {
+        assertThatThrownBy(
+                        () -> sim.session(hedge(Duration.ofMillis(10), 2, 1.5)).close())
+                .hasStackTraceContaining(
+                        "advanced.speculative-execution-policy.hedge.max-extra-load must be in [0.0, 1.0], was 1.5");
+        assertThatThrownBy(() -> sim.session(b -> b.withClass(
+                                DefaultDriverOption.SPECULATIVE_EXECUTION_POLICY_CLASS,
+                                HedgeSpeculativeExecutionPolicy.class))
+                        .close())
+                .hasStackTraceContaining(
+                        "basic.load-balancing-policy.class must be " + HedgeLoadBalancingPolicy.class.getName());
+    }
+}

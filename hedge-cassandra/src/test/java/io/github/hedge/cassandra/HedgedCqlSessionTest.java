@@ -1,0 +1,258 @@
+package io.github.hedge.cassandra;
+
+import static io.github.hedge.cassandra.SimulacronCluster.INSERT;
+import static io.github.hedge.cassandra.SimulacronCluster.SELECT;
+import static io.github.hedge.cassandra.SimulacronCluster.insert;
+import static io.github.hedge.cassandra.SimulacronCluster.select;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.datastax.oss.driver.api.core.CqlSession;
+import com.datastax.oss.driver.api.core.cql.ResultSet;
+import com.datastax.oss.driver.api.core.cql.SimpleStatement;
+import io.github.hedge.core.DelayPolicy;
+import io.github.hedge.core.HedgeBudget;
+import io.github.hedge.core.HedgeConfig;
+import io.github.hedge.core.event.AttemptRecord;
+import io.github.hedge.core.event.CallCompleted;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collections;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Collectors;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/** The wrapped session against a simulated 3-node cluster with one node primed to be slow. */
+class HedgedCqlSessionTest {
+    private static SimulacronCluster sim;
+    private static CqlSession driver;
+    private static String slowTarget;
+
+    @BeforeAll
+    static void start() {
+        sim = new SimulacronCluster(3);
+        driver = sim.session();
+        slowTarget = sim.node(0).inetSocketAddress().getHostString() + ":9042";
+    }
+
+    @AfterAll
+    static void stop() {
+        driver.close();
+        sim.close();
+    }
+
+    @BeforeEach
+    void reset() {
+        sim.fast();
+        sim.clearLogs();
+    }
+
+    private static HedgedCqlSession wrap(HedgeConfig config, LatencyAwareOptions latencyAware) {
+        // the wrapper is not closed in tests: closing it would close the shared driver session
+        return HedgedCqlSession.builder(driver)
+                .hedgeConfig(config)
+                .latencyAware(latencyAware)
+                .build();
+    }
+
+    private static List<CallCompleted> record(HedgedCqlSession session) {
+        List<CallCompleted> calls = new CopyOnWriteArrayList<>();
+        session.executor().events().subscribe(CallCompleted.class, calls::add);
+        return calls;
+    }
+
+    private static double medianMs(List<Long> nanos) {
+        List<Long> sorted = new ArrayList<>(nanos);
+        Collections.sort(sorted);
+        return sorted.get(sorted.size() / 2) / 1e6;
+    }
+
+    @Test
+    void should_send_the_hedge_at_the_configured_delay_to_another_replica_when_the_primary_is_slow() {
+        sim.slow(0, INSERT, 200);
+        HedgedCqlSession session = wrap(
+                HedgeConfig.builder()
+                        .delay(DelayPolicy.fixed(Duration.ofMillis(20)))
+                        .budget(HedgeBudget.unlimited())
+                        .build(),
+                LatencyAwareOptions.disabled());
+        List<CallCompleted> calls = record(session);
+
+        List<String> coordinatorsOfSlowPrimaries = new ArrayList<>();
+        for (int k = 0; k < 30; k++) {
+            ResultSet rs = session.execute(insert(k).setIdempotent(true));
+            CallCompleted call = calls.get(calls.size() - 1);
+            if (call.attempts().get(0).target().equals(slowTarget)) {
+                coordinatorsOfSlowPrimaries.add(
+                        String.valueOf(rs.getExecutionInfo().getCoordinator().getEndPoint()));
+            }
+        }
+
+        List<CallCompleted> hedged =
+                calls.stream().filter(c -> c.attempts().size() > 1).collect(Collectors.toList());
+        // the load-balancing policy shuffles replicas: about a third of 30 primaries hit the slow node
+        assertThat(hedged).hasSizeGreaterThanOrEqualTo(3);
+        List<Long> offsets = new ArrayList<>();
+        for (CallCompleted c : hedged) {
+            AttemptRecord primary = c.attempts().get(0);
+            AttemptRecord hedge = c.attempts().get(1);
+            assertThat(primary.target()).isEqualTo(slowTarget);
+            assertThat(hedge.target()).isNotEqualTo(primary.target()); // another replica
+            assertThat(c.winningAttempt()).isEqualTo(2); // the fast replica answered
+            offsets.add(hedge.startOffsetNanos());
+        }
+        assertThat(medianMs(offsets)).isBetween(20.0 - 2, 20.0 + 2);
+        // the driver agrees: the answer came from a fast node
+        assertThat(coordinatorsOfSlowPrimaries).isNotEmpty().noneMatch(c -> c.contains(slowTarget));
+        // and the nodes received exactly one execution per primary plus one per hedge
+        long[] received = sim.received(INSERT);
+        assertThat(Arrays.stream(received).sum()).isEqualTo(30 + hedged.size());
+    }
+
+    @Test
+    void should_hedge_at_the_learned_percentile_when_the_delay_is_adaptive() throws Exception {
+        sim.slow(0, SELECT, 150);
+        HedgedCqlSession session = wrap(
+                HedgeConfig.builder()
+                        .delay(DelayPolicy.percentile(0.9).minSamples(10).build())
+                        .budget(HedgeBudget.unlimited())
+                        .build(),
+                LatencyAwareOptions.disabled());
+        List<CallCompleted> calls = record(session);
+        for (int k = 0; k < 45; k++) {
+            session.execute(select(k)); // a plain SELECT: inferred idempotent
+        }
+        long learned = session.executor().currentDelayNanos();
+        assertThat(learned).isPositive().isLessThan(TimeUnit.MILLISECONDS.toNanos(100));
+        calls.clear();
+        for (int k = 0; k < 30; k++) {
+            session.execute(select(k));
+        }
+        List<Long> lateness = new ArrayList<>();
+        for (CallCompleted c : calls) {
+            if (c.attempts().size() > 1) {
+                assertThat(c.attempts().get(1).target())
+                        .isNotEqualTo(c.attempts().get(0).target());
+                lateness.add(c.attempts().get(1).startOffsetNanos()
+                        - session.executor().currentDelayNanos());
+            }
+        }
+        assertThat(lateness).hasSizeGreaterThanOrEqualTo(3);
+        assertThat(medianMs(lateness)).isBetween(-2.0, 2.0);
+    }
+
+    @Test
+    void should_cap_extra_executions_at_the_budget_when_every_call_wants_a_hedge() {
+        for (int i = 0; i < 3; i++) {
+            sim.slow(i, INSERT, 30);
+        }
+        HedgedCqlSession session = wrap(
+                HedgeConfig.builder()
+                        .delay(DelayPolicy.fixed(Duration.ofMillis(2)))
+                        .budget(HedgeBudget.builder()
+                                .ratio(0.1)
+                                .window(Duration.ofSeconds(30))
+                                .build())
+                        .maxAttempts(3)
+                        .build(),
+                LatencyAwareOptions.disabled());
+        int calls = 300;
+        List<CompletableFuture<?>> inFlight = new ArrayList<>();
+        for (int k = 0; k < calls; k++) {
+            inFlight.add(session.executeAsync(insert(k).setIdempotent(true)).toCompletableFuture());
+            if (inFlight.size() == 30) {
+                CompletableFuture.allOf(inFlight.toArray(new CompletableFuture<?>[0]))
+                        .join();
+                inFlight.clear();
+            }
+        }
+        CompletableFuture.allOf(inFlight.toArray(new CompletableFuture<?>[0])).join();
+
+        long executions = Arrays.stream(sim.received(INSERT)).sum();
+        long extra = executions - calls;
+        assertThat(extra).isPositive().isLessThanOrEqualTo((long) (0.1 * calls));
+        assertThat(session.executor().stats().budgetDenied()).isPositive();
+    }
+
+    @Test
+    void should_never_hedge_when_the_statement_is_not_idempotent() {
+        sim.slow(0, INSERT, 60);
+        sim.slow(0, SELECT, 60);
+        HedgedCqlSession session = wrap(
+                HedgeConfig.builder()
+                        .delay(DelayPolicy.fixed(Duration.ofMillis(2)))
+                        .budget(HedgeBudget.unlimited())
+                        .build(),
+                LatencyAwareOptions.disabled());
+        for (int k = 0; k < 10; k++) {
+            session.execute(insert(k)); // undeclared INSERT: not inferred idempotent
+            session.execute(insert(k).setIdempotent(false)); // declared non-idempotent
+            session.execute(select(k).setIdempotent(false)); // a SELECT the user opted out
+            session.execute(SimpleStatement.newInstance("UPDATE ks.c SET n = n + 1 WHERE k = ?", k));
+        }
+        assertThat(Arrays.stream(sim.received(INSERT)).sum()).isEqualTo(20);
+        assertThat(Arrays.stream(sim.received(SELECT)).sum()).isEqualTo(10);
+        assertThat(session.executor().stats().notHedgedNonIdempotent()).isEqualTo(40);
+        assertThat(session.executor().stats().hedgesSent()).isZero();
+    }
+
+    @Test
+    void should_stop_primaries_to_the_slow_node_and_resume_after_it_heals_when_latency_aware() throws Exception {
+        sim.slow(0, INSERT, 100);
+        HedgedCqlSession session = wrap(
+                HedgeConfig.builder()
+                        .delay(DelayPolicy.fixed(Duration.ofMillis(10)))
+                        .budget(HedgeBudget.unlimited())
+                        .build(),
+                LatencyAwareOptions.builder()
+                        .minMeasurements(3)
+                        .retryPeriod(Duration.ofMillis(700))
+                        .build());
+        List<CallCompleted> calls = record(session);
+        for (int k = 0; k < 90; k++) {
+            session.execute(insert(k).setIdempotent(true));
+        }
+        // losers finish 100 ms after they started, so the slow node's measurements arrive late:
+        // the last 30 calls come after them
+        List<CallCompleted> late = calls.subList(60, 90);
+        assertThat(late).noneMatch(c -> c.attempts().get(0).target().equals(slowTarget));
+
+        sim.heal(0);
+        Thread.sleep(800); // longer than the retry period: the node is probed again
+        calls.clear();
+        for (int k = 0; k < 60; k++) {
+            session.execute(insert(k).setIdempotent(true));
+        }
+        long primariesToHealed = calls.stream()
+                .filter(c -> c.attempts().get(0).target().equals(slowTarget))
+                .count();
+        assertThat(primariesToHealed).isGreaterThanOrEqualTo(5);
+    }
+
+    @Test
+    void should_hedge_across_coordinators_when_the_statement_has_no_routing_key() {
+        sim.slow(0, INSERT, 100);
+        HedgedCqlSession session = wrap(
+                HedgeConfig.builder()
+                        .delay(DelayPolicy.fixed(Duration.ofMillis(5)))
+                        .budget(HedgeBudget.unlimited())
+                        .build(),
+                LatencyAwareOptions.disabled());
+        List<CallCompleted> calls = record(session);
+        for (int k = 0; k < 15; k++) {
+            session.execute(SimpleStatement.newInstance(INSERT, k, k).setIdempotent(true));
+        }
+        assertThat(session.unroutableCount()).isEqualTo(15);
+        assertThat(calls).filteredOn(c -> c.attempts().size() > 1).isNotEmpty().allSatisfy(c -> {
+            assertThat(c.attempts().get(1).target())
+                    .isNotEqualTo(c.attempts().get(0).target());
+            assertThat(c.winningAttempt()).isEqualTo(2);
+        });
+    }
+}

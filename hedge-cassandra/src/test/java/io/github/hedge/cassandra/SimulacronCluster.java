@@ -1,0 +1,179 @@
+package io.github.hedge.cassandra;
+
+import static com.datastax.oss.simulacron.common.stubbing.PrimeDsl.noRows;
+import static com.datastax.oss.simulacron.common.stubbing.PrimeDsl.rows;
+import static com.datastax.oss.simulacron.common.stubbing.PrimeDsl.when;
+
+import com.datastax.oss.driver.api.core.CqlSession;
+import com.datastax.oss.driver.api.core.ProtocolVersion;
+import com.datastax.oss.driver.api.core.config.DefaultDriverOption;
+import com.datastax.oss.driver.api.core.config.DriverConfigLoader;
+import com.datastax.oss.driver.api.core.config.ProgrammaticDriverConfigLoaderBuilder;
+import com.datastax.oss.driver.api.core.cql.SimpleStatement;
+import com.datastax.oss.driver.api.core.metadata.Node;
+import com.datastax.oss.driver.api.core.type.codec.TypeCodecs;
+import com.datastax.oss.simulacron.common.cluster.ClusterSpec;
+import com.datastax.oss.simulacron.common.cluster.QueryLog;
+import com.datastax.oss.simulacron.server.BoundCluster;
+import com.datastax.oss.simulacron.server.BoundNode;
+import com.datastax.oss.simulacron.server.Server;
+import io.netty.util.HashedWheelTimer;
+import java.net.InetSocketAddress;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.function.UnaryOperator;
+
+/**
+ * A simulated 3-node cluster (Simulacron, dc1) with keyspace {@code ks} (SimpleStrategy, RF 3) in
+ * its schema, so the driver's token map knows the replicas. One per test class.
+ */
+final class SimulacronCluster implements AutoCloseable {
+    static final String INSERT = "INSERT INTO ks.t (k, v) VALUES (?, ?)";
+    static final String SELECT = "SELECT v FROM ks.t WHERE k = ?";
+
+    // Simulacron's default 100 ms timer tick would turn a primed 250 ms delay into ~290 ms
+    private final HashedWheelTimer timer = new HashedWheelTimer(1, TimeUnit.MILLISECONDS);
+    private final Server server;
+    final BoundCluster cluster;
+
+    SimulacronCluster(int nodes) {
+        server = Server.builder().withTimer(timer).build();
+        cluster = server.register(ClusterSpec.builder().withNodes(nodes));
+        Map<String, String> replication = new LinkedHashMap<>();
+        replication.put("class", "org.apache.cassandra.locator.SimpleStrategy");
+        replication.put("replication_factor", "3");
+        cluster.prime(when("SELECT * FROM system_schema.keyspaces")
+                .then(rows().row("keyspace_name", "ks", "durable_writes", true, "replication", replication)
+                        .columnTypes(
+                                "keyspace_name",
+                                "varchar",
+                                "durable_writes",
+                                "boolean",
+                                "replication",
+                                "map<varchar,varchar>")));
+        fast();
+    }
+
+    List<BoundNode> nodes() {
+        return new ArrayList<>(cluster.getNodes());
+    }
+
+    BoundNode node(int i) {
+        return nodes().get(i);
+    }
+
+    /** Primes every node to answer the test queries at once. */
+    void fast() {
+        for (int i = 0; i < nodes().size(); i++) {
+            heal(i);
+        }
+    }
+
+    /** Primes one node to answer {@code query} after {@code delayMs}. */
+    void slow(int i, String query, long delayMs) {
+        node(i).clearPrimes(false);
+        node(i).prime(when(query).then(noRows()).delay(delayMs, TimeUnit.MILLISECONDS));
+        if (!query.equals(INSERT)) {
+            node(i).prime(when(INSERT).then(noRows()));
+        }
+        if (!query.equals(SELECT)) {
+            node(i).prime(when(SELECT).then(noRows()));
+        }
+    }
+
+    /** Primes one node to answer the test queries at once. */
+    void heal(int i) {
+        node(i).clearPrimes(false);
+        node(i).prime(when(INSERT).then(noRows()));
+        node(i).prime(when(SELECT).then(noRows()));
+    }
+
+    /** @return how many times each node received {@code query}, in node order */
+    long[] received(String query) {
+        List<BoundNode> nodes = nodes();
+        long[] counts = new long[nodes.size()];
+        for (int i = 0; i < nodes.size(); i++) {
+            for (QueryLog log : nodes.get(i).getLogs().getQueryLogs()) {
+                if (query.equals(log.getQuery())) {
+                    counts[i]++;
+                }
+            }
+        }
+        return counts;
+    }
+
+    /** @return receive timestamps (ms) of {@code query} on node i */
+    List<Long> receivedAt(int i, String query) {
+        List<Long> out = new ArrayList<>();
+        for (QueryLog log : node(i).getLogs().getQueryLogs()) {
+            if (query.equals(log.getQuery())) {
+                out.add(log.getReceivedTimestamp());
+            }
+        }
+        return out;
+    }
+
+    void clearLogs() {
+        cluster.clearLogs();
+    }
+
+    /** @return the index of the simulated node the driver's node stands for */
+    int indexOf(Node node) {
+        InetSocketAddress a = (InetSocketAddress) node.getEndPoint().resolve();
+        List<BoundNode> nodes = nodes();
+        for (int i = 0; i < nodes.size(); i++) {
+            if (nodes.get(i).inetSocketAddress().equals(a)) {
+                return i;
+            }
+        }
+        throw new IllegalArgumentException("unknown node " + node);
+    }
+
+    CqlSession session() {
+        return session(b -> b);
+    }
+
+    CqlSession session(UnaryOperator<ProgrammaticDriverConfigLoaderBuilder> config) {
+        ProgrammaticDriverConfigLoaderBuilder b = DriverConfigLoader.programmaticBuilder()
+                .withString(DefaultDriverOption.LOAD_BALANCING_LOCAL_DATACENTER, "dc1")
+                .withDuration(DefaultDriverOption.REQUEST_TIMEOUT, Duration.ofSeconds(5))
+                .withDuration(DefaultDriverOption.NETTY_TIMER_TICK_DURATION, Duration.ofMillis(1))
+                // the defaults' slow-replica avoidance would muddle what each test measures
+                .withBoolean(DefaultDriverOption.LOAD_BALANCING_POLICY_SLOW_AVOIDANCE, false);
+        List<InetSocketAddress> contacts = new ArrayList<>();
+        for (BoundNode n : nodes()) {
+            contacts.add(n.inetSocketAddress());
+        }
+        return CqlSession.builder()
+                .addContactPoints(contacts)
+                .withConfigLoader(config.apply(b).build())
+                .build();
+    }
+
+    static SimpleStatement insert(int k) {
+        return SimpleStatement.newInstance(INSERT, k, k)
+                .setRoutingKeyspace("ks")
+                .setRoutingKey(TypeCodecs.INT.encode(k, ProtocolVersion.DEFAULT));
+    }
+
+    static SimpleStatement select(int k) {
+        return SimpleStatement.newInstance(SELECT, k)
+                .setRoutingKeyspace("ks")
+                .setRoutingKey(TypeCodecs.INT.encode(k, ProtocolVersion.DEFAULT));
+    }
+
+    @Override
+    public void close() {
+        try {
+            server.close();
+        } catch (Exception e) {
+            throw new IllegalStateException(e);
+        } finally {
+            timer.stop(); // Server.close() leaves it running, and its thread is not a daemon
+        }
+    }
+}
