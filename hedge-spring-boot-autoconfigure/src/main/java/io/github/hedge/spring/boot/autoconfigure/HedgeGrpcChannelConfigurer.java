@@ -33,14 +33,15 @@ public final class HedgeGrpcChannelConfigurer {
 
     /**
      * @param builder a channel builder ({@code ManagedChannelBuilder.forTarget}, {@code NettyChannelBuilder}...)
-     * @param <T> the builder's type
+     * @param <B> the builder's type
      * @return the same builder, with the interceptor and the balancer
      */
-    public <T extends ManagedChannelBuilder<T>> T configure(T builder) {
+    public <B extends ManagedChannelBuilder<?>> B configure(B builder) {
         if (loadBalancingPolicy != null) {
             builder.defaultLoadBalancingPolicy(loadBalancingPolicy);
         }
-        return builder.intercept(interceptor);
+        builder.intercept(interceptor);
+        return builder;
     }
 
     /** @return the interceptor */
