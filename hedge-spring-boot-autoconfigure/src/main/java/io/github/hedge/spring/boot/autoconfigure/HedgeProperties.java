@@ -492,7 +492,7 @@ public class HedgeProperties {
         private boolean loadBalancing = true;
 
         /** Requests larger than this many bytes are not hedged, in [0, 2147483647]. */
-        private Integer maxHedgedRequestBytes = 1 << 20;
+        private Integer maxHedgedRequestBytes = 1048576;
 
         /** gRPC status codes (names, as UNAVAILABLE) that start the next attempt at once instead of ending the call. */
         private List<String> nonFatalCodes = new ArrayList<>(List.of("UNAVAILABLE"));
