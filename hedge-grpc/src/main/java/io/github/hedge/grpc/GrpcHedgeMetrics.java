@@ -8,7 +8,6 @@ import io.micrometer.core.instrument.Tags;
 import io.micrometer.core.instrument.binder.MeterBinder;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.Objects;
 
 /**
@@ -106,10 +105,5 @@ public final class GrpcHedgeMetrics implements MeterBinder, AutoCloseable {
         }
         meters.clear();
         registries.clear();
-    }
-
-    /** @return the per-method counts of too-large requests, as the meters read them */
-    Map<String, Long> tooLargeCounts() {
-        return client != null ? client.requestsTooLarge() : Map.of();
     }
 }

@@ -18,7 +18,9 @@ import java.util.EnumSet;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.LongAdder;
 
@@ -180,16 +182,14 @@ public final class HedgingClientInterceptor implements ClientInterceptor {
      * @param fullMethodName "pkg.Service/Method"
      * @return that method's executor, if it has been called through this interceptor and is handled
      */
-    public java.util.Optional<HedgedExecutor> executor(String fullMethodName) {
+    public Optional<HedgedExecutor> executor(String fullMethodName) {
         CallPlan plan = plans.get(fullMethodName);
-        return plan == null || plan.executor() == null
-                ? java.util.Optional.empty()
-                : java.util.Optional.of(plan.executor());
+        return plan == null || plan.executor() == null ? Optional.empty() : Optional.of(plan.executor());
     }
 
     /** @return calls not hedged because their request was over the size limit, per full method name */
     public Map<String, Long> requestsTooLarge() {
-        Map<String, Long> m = new java.util.TreeMap<>();
+        Map<String, Long> m = new TreeMap<>();
         tooLarge.forEach((k, v) -> m.put(k, v.sum()));
         return m;
     }

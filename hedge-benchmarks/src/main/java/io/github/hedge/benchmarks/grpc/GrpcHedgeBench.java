@@ -563,6 +563,23 @@ public final class GrpcHedgeBench {
         Lane nat =
                 new Lane(String.format(Locale.ROOT, "stationary / native (delay %.2f ms)", delay), Mode.NATIVE, delay);
         interleave(List.of(none, nat, hedge));
+        // hedge-grpc's delay keeps settling while its 30 s window sheds the cold-start samples of
+        // phase 1; when native's extra load ended up more than 0.5 pp off, calibrate again on the
+        // phase-2 figures and measure the three once more (the table reports this last phase)
+        if (Math.abs(nat.extraLoad() - hedge.extraLoad()) > 0.005) {
+            delay = none.ms(100 * (1 - Math.max(0.001, hedge.extraLoad())));
+            System.err.printf(
+                    Locale.ROOT,
+                    "recalibration: hedge-grpc extra load %.2f%% -> native delay %.2f ms%n",
+                    100 * hedge.extraLoad(),
+                    delay);
+            nat.close();
+            none.resetFigures();
+            hedge.resetFigures();
+            nat = new Lane(
+                    String.format(Locale.ROOT, "stationary / native (delay %.2f ms)", delay), Mode.NATIVE, delay);
+            interleave(List.of(none, nat, hedge));
+        }
         List<Lane> stationary = List.of(none, nat, hedge);
 
         // 5x shift halfway through one continuous run per mode
