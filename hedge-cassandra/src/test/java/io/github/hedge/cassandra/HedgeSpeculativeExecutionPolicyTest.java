@@ -139,6 +139,9 @@ class HedgeSpeculativeExecutionPolicyTest {
         try (CqlSession session = sim.session(hedge(Duration.ofMillis(20), 2, 1.0)
                 .andThen(b -> b.withBoolean(HedgeDriverOption.LBP_LATENCY_AWARE, true)
                         .withInt(HedgeDriverOption.LBP_MIN_MEASUREMENTS, 3)
+                        // 5x, not the default 2x: a healed node's first answers on a loaded
+                        // machine can be 2 ms against its peers' 1 ms
+                        .withDouble(HedgeDriverOption.LBP_EXCLUSION_THRESHOLD, 5.0)
                         .withDuration(HedgeDriverOption.LBP_RETRY_PERIOD, Duration.ofMillis(1500)))::apply)) {
             // a speculative execution firing at 20 ms tells the ordering the slow node took >= 20 ms
             for (int k = 0; k < 30; k++) {
