@@ -76,9 +76,9 @@ public final class HedgingClientInterceptor implements ClientInterceptor {
      * them: hedge after the <b>p96</b> of the method's recent per-attempt latency, at most <b>5%</b>
      * extra attempts (one budget per channel), two attempts per call, no hedging before 100 samples.
      * The delay sits one point below the budget on purpose: a delay at p95 asks for 5% hedges on
-     * average, so a 5% budget is exhausted about half the time, and what it then denies are exactly
-     * the slow calls hedging is for (measured in docs/grpc.md: 79 denials in 53,000 calls were enough
-     * to double p99.9). At p96 the budget is a safety cap that steady traffic does not reach.
+     * average, so a 5% budget is at its limit about half the time, and what it then denies are
+     * exactly the slow calls hedging is for (GrpcHedgeBench's first runs showed it in p99.9). At p96
+     * the budget is a safety cap that steady traffic does not reach.
      */
     public static final HedgeConfig DEFAULT_CONFIG = HedgeConfig.builder()
             .delay(io.github.hedge.core.DelayPolicy.percentile(0.96).build())

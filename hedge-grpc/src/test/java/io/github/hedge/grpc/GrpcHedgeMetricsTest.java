@@ -23,7 +23,7 @@ class GrpcHedgeMetricsTest {
     @Test
     void should_publish_meters_tagged_by_method_when_calls_are_hedged() throws Exception {
         try (Backends backends = new Backends(3)) {
-            backends.behave((b, m, r, a) -> Action.reply(a == 1 ? 200 : 1));
+            backends.behave((b, m, r, a) -> Action.reply(a == 1 ? 2_000 : 1));
             HedgingClientInterceptor hedging = HedgingClientInterceptor.builder()
                     .defaults(HedgeConfig.builder()
                             .delay(DelayPolicy.fixed(Duration.ofMillis(20)))

@@ -147,7 +147,7 @@ class GrpcHedgingTest {
     void should_send_every_hedge_to_a_backend_the_call_has_not_tried_when_the_hedge_balancer_is_used()
             throws Exception {
         // every primary is slow, every hedge fast: each call hedges once
-        backends.behave((b, m, r, a) -> Action.reply(a == 1 ? 300 : 1));
+        backends.behave((b, m, r, a) -> Action.reply(a == 1 ? 2_000 : 1));
         HedgingClientInterceptor hedging = hedging(20).build();
         EchoGrpc.EchoBlockingStub stub = EchoGrpc.newBlockingStub(channel(hedging, true));
 
@@ -187,7 +187,7 @@ class GrpcHedgingTest {
 
     @Test
     void should_hedge_an_unmarked_method_when_the_method_policy_declares_it_idempotent() throws Exception {
-        backends.behave((b, m, r, a) -> Action.reply(a == 1 ? 300 : 1));
+        backends.behave((b, m, r, a) -> Action.reply(a == 1 ? 1_000 : 1));
         HedgingClientInterceptor hedging = hedging(10)
                 .method(
                         "hedge.test.Echo/Append",
@@ -205,7 +205,7 @@ class GrpcHedgingTest {
 
     @Test
     void should_apply_the_service_wildcard_and_the_exact_method_policy_when_both_match() throws Exception {
-        backends.behave((b, m, r, a) -> Action.reply(a < 3 ? 400 : 1));
+        backends.behave((b, m, r, a) -> Action.reply(a < 3 ? 2_000 : 1));
         HedgingClientInterceptor hedging = hedging(20)
                 .method(
                         "hedge.test.Echo/*",
@@ -343,7 +343,7 @@ class GrpcHedgingTest {
 
     @Test
     void should_not_hedge_and_count_it_when_the_request_is_over_the_size_limit() throws Exception {
-        backends.behave((b, m, r, a) -> Action.reply(a == 1 ? 300 : 1));
+        backends.behave((b, m, r, a) -> Action.reply(a == 1 ? 1_000 : 1));
         HedgingClientInterceptor hedging =
                 hedging(20).maxHedgedRequestBytes(1000).build();
         EchoGrpc.EchoBlockingStub stub = EchoGrpc.newBlockingStub(channel(hedging, true));
@@ -374,7 +374,7 @@ class GrpcHedgingTest {
     @Test
     void should_deliver_the_message_only_when_requested_and_close_exactly_once_when_the_listener_is_slow_to_ask()
             throws Exception {
-        backends.behave((b, m, r, a) -> Action.reply(a == 1 ? 300 : 1));
+        backends.behave((b, m, r, a) -> Action.reply(a == 1 ? 2_000 : 1));
         HedgingClientInterceptor hedging = hedging(20).build();
         ManagedChannel ch = channel(hedging, true);
 
