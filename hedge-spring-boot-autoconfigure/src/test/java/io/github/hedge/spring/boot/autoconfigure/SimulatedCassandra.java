@@ -8,6 +8,7 @@ import com.datastax.oss.simulacron.common.cluster.ClusterSpec;
 import com.datastax.oss.simulacron.common.cluster.QueryLog;
 import com.datastax.oss.simulacron.server.BoundCluster;
 import com.datastax.oss.simulacron.server.BoundNode;
+import com.datastax.oss.simulacron.server.Inet4Resolver;
 import com.datastax.oss.simulacron.server.Server;
 import io.netty.util.HashedWheelTimer;
 import java.net.InetSocketAddress;
@@ -15,6 +16,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 
 /** A simulated 3-node cluster (Simulacron, dc1) with keyspace {@code ks} (RF 3) in its schema. */
@@ -28,7 +30,14 @@ final class SimulatedCassandra implements AutoCloseable {
     private final BoundCluster cluster;
 
     SimulatedCassandra() {
-        server = Server.builder().withTimer(timer).build();
+        // its own random 127.x.y.0/24 addresses: Simulacron's default 127.0.0.1-3:9042 collides with any
+        // other simulated or real node on the machine (other builds, hedge-cassandra's tests use 127.100-199)
+        ThreadLocalRandom random = ThreadLocalRandom.current();
+        byte[] start = {127, (byte) random.nextInt(200, 250), (byte) random.nextInt(1, 255), 1};
+        server = Server.builder()
+                .withTimer(timer)
+                .withAddressResolver(new Inet4Resolver(start, 9042))
+                .build();
         cluster = server.register(ClusterSpec.builder().withNodes(3));
         Map<String, String> replication = new LinkedHashMap<>();
         replication.put("class", "org.apache.cassandra.locator.SimpleStrategy");
