@@ -1,7 +1,9 @@
 package io.github.hedge.spring.boot.autoconfigure;
 
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 
@@ -34,6 +36,12 @@ public class HedgeProperties {
     /** Re-reading hedge.* when the environment changes. */
     private final Refresh refresh = new Refresh();
 
+    /** Hedging of the auto-configured Cassandra CqlSession (needs hedge-cassandra and the driver). */
+    private final Cassandra cassandra = new Cassandra();
+
+    /** The gRPC client interceptor and balancer (needs hedge-grpc). */
+    private final Grpc grpc = new Grpc();
+
     /** @return the defaults block */
     public Defaults getDefaults() {
         return defaults;
@@ -52,6 +60,16 @@ public class HedgeProperties {
     /** @return the refresh settings */
     public Refresh getRefresh() {
         return refresh;
+    }
+
+    /** @return the Cassandra settings */
+    public Cassandra getCassandra() {
+        return cassandra;
+    }
+
+    /** @return the gRPC settings */
+    public Grpc getGrpc() {
+        return grpc;
     }
 
     /**
@@ -391,6 +409,206 @@ public class HedgeProperties {
         /** @param enabled whether refresh is enabled */
         public void setEnabled(boolean enabled) {
             this.enabled = enabled;
+        }
+    }
+
+    /** How hedge-cassandra is plugged into Spring Boot's auto-configured Cassandra session. */
+    public enum CassandraMode {
+        /** The CqlSession bean is a HedgedCqlSession around the auto-configured session. */
+        WRAPPED,
+        /** The driver's own speculative executions, timed and budgeted by HedgeSpeculativeExecutionPolicy. */
+        POLICY,
+        /** hedge leaves the Cassandra session alone. */
+        OFF
+    }
+
+    /** Hedging of the auto-configured Cassandra CqlSession. */
+    public static class Cassandra {
+        /**
+         * wrapped: the CqlSession bean is a HedgedCqlSession (hedge times and places every attempt);
+         * policy: the driver's speculative executions with HedgeSpeculativeExecutionPolicy; off: untouched.
+         */
+        private CassandraMode mode = CassandraMode.WRAPPED;
+
+        /**
+         * The hedge instance (hedge.instances.&lt;name&gt;, else hedge.defaults) whose delay, max-extra-load,
+         * max-attempts, min-delay and max-delay the session uses.
+         */
+        private String instance = "cassandra";
+
+        /**
+         * Policy mode only: the driver's timer tick (advanced.netty.timer.tick-duration), which rounds every
+         * speculative delay up to a tick. Default: the driver's (100 ms).
+         */
+        private Duration timerTick;
+
+        /** @return the mode */
+        public CassandraMode getMode() {
+            return mode;
+        }
+
+        /** @param mode the mode */
+        public void setMode(CassandraMode mode) {
+            this.mode = mode;
+        }
+
+        /** @return the instance name */
+        public String getInstance() {
+            return instance;
+        }
+
+        /** @param instance the instance name */
+        public void setInstance(String instance) {
+            this.instance = instance;
+        }
+
+        /** @return the timer tick, or null for the driver's */
+        public Duration getTimerTick() {
+            return timerTick;
+        }
+
+        /** @param timerTick the timer tick */
+        public void setTimerTick(Duration timerTick) {
+            this.timerTick = timerTick;
+        }
+    }
+
+    /** The gRPC client interceptor and balancer. */
+    public static class Grpc {
+        /** Whether the HedgingClientInterceptor bean and the channel configurer are created. */
+        private boolean enabled = true;
+
+        /**
+         * The hedge instance (hedge.instances.&lt;name&gt;, else hedge.defaults) that gives every method its
+         * default delay, max-extra-load (one budget for all channels the interceptor is applied to),
+         * max-attempts, min-delay and max-delay.
+         */
+        private String instance = "grpc";
+
+        /**
+         * Whether channels configured by HedgeGrpcChannelConfigurer use the hedge_round_robin balancer, which
+         * sends a hedge to a backend the call has not tried yet.
+         */
+        private boolean loadBalancing = true;
+
+        /** Requests larger than this many bytes are not hedged, in [0, 2147483647]. */
+        private Integer maxHedgedRequestBytes = 1048576;
+
+        /** gRPC status codes (names, as UNAVAILABLE) that start the next attempt at once instead of ending the call. */
+        private List<String> nonFatalCodes = new ArrayList<>(List.of("UNAVAILABLE"));
+
+        /**
+         * Per-method policies keyed by full method name or service pattern, in brackets:
+         * hedge.grpc.methods[shop.Catalog/GetItem].idempotent=true, hedge.grpc.methods[shop.Catalog/*].max-attempts=3.
+         */
+        private final Map<String, GrpcMethod> methods = new LinkedHashMap<>();
+
+        /** @return whether enabled */
+        public boolean isEnabled() {
+            return enabled;
+        }
+
+        /** @param enabled whether enabled */
+        public void setEnabled(boolean enabled) {
+            this.enabled = enabled;
+        }
+
+        /** @return the instance name */
+        public String getInstance() {
+            return instance;
+        }
+
+        /** @param instance the instance name */
+        public void setInstance(String instance) {
+            this.instance = instance;
+        }
+
+        /** @return whether the balancer is set on configured channels */
+        public boolean isLoadBalancing() {
+            return loadBalancing;
+        }
+
+        /** @param loadBalancing whether the balancer is set on configured channels */
+        public void setLoadBalancing(boolean loadBalancing) {
+            this.loadBalancing = loadBalancing;
+        }
+
+        /** @return the request size limit in bytes */
+        public Integer getMaxHedgedRequestBytes() {
+            return maxHedgedRequestBytes;
+        }
+
+        /** @param maxHedgedRequestBytes the request size limit in bytes */
+        public void setMaxHedgedRequestBytes(Integer maxHedgedRequestBytes) {
+            this.maxHedgedRequestBytes = maxHedgedRequestBytes;
+        }
+
+        /** @return the non-fatal status code names */
+        public List<String> getNonFatalCodes() {
+            return nonFatalCodes;
+        }
+
+        /** @param nonFatalCodes the non-fatal status code names */
+        public void setNonFatalCodes(List<String> nonFatalCodes) {
+            this.nonFatalCodes = nonFatalCodes;
+        }
+
+        /** @return the per-method policies */
+        public Map<String, GrpcMethod> getMethods() {
+            return methods;
+        }
+    }
+
+    /** One gRPC method's (or service pattern's) policy; unset values come from hedge.grpc.instance. */
+    public static class GrpcMethod {
+        /** Whether calls of the method are hedged at all. */
+        private Boolean enabled;
+
+        /**
+         * Whether the method may run twice; overrides the .proto's idempotency_level. Unset: the descriptor
+         * decides (NO_SIDE_EFFECTS or IDEMPOTENT in the .proto), else not hedged.
+         */
+        private Boolean idempotent;
+
+        /** Attempts per call, in [1, 16]. */
+        private Integer maxAttempts;
+
+        /** The method's delay (percentile or fixed); clamped to the instance's [min-delay, max-delay]. */
+        private final Delay delay = new Delay();
+
+        /** @return whether enabled, or null */
+        public Boolean getEnabled() {
+            return enabled;
+        }
+
+        /** @param enabled whether enabled */
+        public void setEnabled(Boolean enabled) {
+            this.enabled = enabled;
+        }
+
+        /** @return whether idempotent, or null */
+        public Boolean getIdempotent() {
+            return idempotent;
+        }
+
+        /** @param idempotent whether idempotent */
+        public void setIdempotent(Boolean idempotent) {
+            this.idempotent = idempotent;
+        }
+
+        /** @return max attempts, or null */
+        public Integer getMaxAttempts() {
+            return maxAttempts;
+        }
+
+        /** @param maxAttempts max attempts */
+        public void setMaxAttempts(Integer maxAttempts) {
+            this.maxAttempts = maxAttempts;
+        }
+
+        /** @return the delay */
+        public Delay getDelay() {
+            return delay;
         }
     }
 }

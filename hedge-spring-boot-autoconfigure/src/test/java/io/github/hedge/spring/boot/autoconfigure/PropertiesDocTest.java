@@ -66,7 +66,7 @@ class PropertiesDocTest {
                     .append("` | ")
                     .append(type(p.getType()))
                     .append(" | ")
-                    .append(p.getDefaultValue() == null ? "(none)" : "`" + p.getDefaultValue() + "`")
+                    .append(defaultValue(p.getDefaultValue()))
                     .append(" | ")
                     .append(cell(p.getDescription()))
                     .append(" |\n");
@@ -79,9 +79,30 @@ class PropertiesDocTest {
             return "";
         }
         if (type.startsWith("java.util.Map<")) {
-            return "map of name to instance";
+            return "map of name to " + simpleName(type.substring(type.indexOf(',') + 1, type.length() - 1));
         }
-        return type.substring(type.lastIndexOf('.') + 1);
+        if (type.startsWith("java.util.List<")) {
+            return "list of " + simpleName(type.substring("java.util.List<".length(), type.length() - 1));
+        }
+        return simpleName(type);
+    }
+
+    private static String simpleName(String type) {
+        String simple = type.substring(type.lastIndexOf('.') + 1);
+        return simple.substring(simple.lastIndexOf('$') + 1);
+    }
+
+    private static String defaultValue(Object value) {
+        if (value == null) {
+            return "(none)";
+        }
+        if (value instanceof Object[] values) {
+            return "`"
+                    + String.join(
+                            ",",
+                            java.util.Arrays.stream(values).map(String::valueOf).toList()) + "`";
+        }
+        return "`" + value + "`";
     }
 
     private static String cell(String text) {

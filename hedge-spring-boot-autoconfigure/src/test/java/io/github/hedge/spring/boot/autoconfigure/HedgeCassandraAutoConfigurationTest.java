@@ -1,0 +1,215 @@
+package io.github.hedge.spring.boot.autoconfigure;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.datastax.oss.driver.api.core.CqlSession;
+import com.datastax.oss.driver.api.core.config.DriverExecutionProfile;
+import com.datastax.oss.driver.api.core.cql.SimpleStatement;
+import com.datastax.oss.driver.api.core.specex.SpeculativeExecutionPolicy;
+import io.github.hedge.cassandra.HedgeLoadBalancingPolicy;
+import io.github.hedge.cassandra.HedgeSpeculativeExecutionPolicy;
+import io.github.hedge.cassandra.HedgedCqlSession;
+import io.github.hedge.core.HedgeStats;
+import java.net.InetSocketAddress;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.autoconfigure.cassandra.CassandraAutoConfiguration;
+import org.springframework.boot.autoconfigure.cassandra.DriverConfigLoaderBuilderCustomizer;
+import org.springframework.boot.diagnostics.FailureAnalysis;
+import org.springframework.boot.test.context.FilteredClassLoader;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+
+/** hedge.cassandra.* against Spring Boot's Cassandra auto-configuration and a simulated cluster. */
+class HedgeCassandraAutoConfigurationTest {
+    private static SimulatedCassandra cassandra;
+
+    private ApplicationContextRunner runner;
+
+    @BeforeAll
+    static void startCluster() {
+        cassandra = new SimulatedCassandra();
+    }
+
+    @AfterAll
+    static void stopCluster() throws Exception {
+        cassandra.close();
+    }
+
+    @BeforeEach
+    void setUp() {
+        for (int i = 0; i < 3; i++) {
+            cassandra.heal(i);
+        }
+        cassandra.clearLogs();
+        runner = new ApplicationContextRunner()
+                .withConfiguration(AutoConfigurations.of(
+                        HedgeAutoConfiguration.class,
+                        HedgeCassandraAutoConfiguration.class,
+                        CassandraAutoConfiguration.class))
+                .withPropertyValues(
+                        "spring.cassandra.contact-points=" + cassandra.contactPoint(),
+                        "spring.cassandra.local-datacenter=dc1",
+                        "spring.cassandra.request.timeout=10s");
+    }
+
+    @Test
+    void should_inject_a_hedged_session_that_hedges_around_a_slow_replica_when_the_mode_is_unset() {
+        runner.withPropertyValues(
+                        "hedge.instances.cassandra.delay.fixed=20ms",
+                        "hedge.instances.cassandra.max-extra-load=0.5",
+                        "hedge.instances.cassandra.max-attempts=3")
+                .run(ctx -> {
+                    assertThat(ctx).hasNotFailed();
+                    CqlSession session = ctx.getBean(CqlSession.class);
+                    assertThat(session).isInstanceOf(HedgedCqlSession.class);
+                    HedgedCqlSession hedged = (HedgedCqlSession) session;
+                    assertThat(hedged.executor().name()).isEqualTo("cassandra");
+
+                    cassandra.slow(0, 3_000);
+                    // a primary lands on the slow node about every third call (the statement has no
+                    // routing key, so any coordinator serves it); its hedge then wins after 20 ms
+                    int calls = 0;
+                    while (calls < 30 && hedged.executor().stats().hedgesWon() == 0) {
+                        session.execute(SimpleStatement.newInstance(SimulatedCassandra.SELECT)
+                                .setIdempotent(true));
+                        calls++;
+                    }
+                    HedgeStats stats = hedged.executor().stats();
+                    assertThat(stats.successes()).isEqualTo(calls);
+                    assertThat(stats.hedgesWon()).isPositive();
+                    assertThat(stats.hedgesWon()).isLessThanOrEqualTo(stats.hedgesSent());
+                });
+    }
+
+    @Test
+    void should_run_a_non_idempotent_statement_exactly_once_when_its_replica_is_slow() {
+        runner.withPropertyValues("hedge.instances.cassandra.delay.fixed=1ms").run(ctx -> {
+            HedgedCqlSession session = (HedgedCqlSession) ctx.getBean(CqlSession.class);
+            for (int i = 0; i < 3; i++) {
+                cassandra.slow(i, 150);
+            }
+            session.execute(SimpleStatement.newInstance(SimulatedCassandra.INSERT));
+            assertThat(cassandra.received(SimulatedCassandra.INSERT)).isEqualTo(1);
+            assertThat(session.executor().stats().hedgesSent()).isZero();
+        });
+    }
+
+    @Test
+    void should_install_the_driver_policies_with_the_instance_settings_when_the_mode_is_policy() {
+        runner.withPropertyValues(
+                        "hedge.cassandra.mode=policy",
+                        "hedge.instances.cassandra.max-attempts=3",
+                        "hedge.instances.cassandra.max-extra-load=0.1",
+                        "hedge.instances.cassandra.delay.percentile=0.9",
+                        "hedge.cassandra.timer-tick=1ms")
+                .run(ctx -> {
+                    assertThat(ctx)
+                            .hasNotFailed()
+                            .doesNotHaveBean(HedgeCassandraAutoConfiguration.HedgedCqlSessionPostProcessor.class);
+                    CqlSession session = ctx.getBean(CqlSession.class);
+                    assertThat(session).isNotInstanceOf(HedgedCqlSession.class);
+                    SpeculativeExecutionPolicy policy =
+                            session.getContext().getSpeculativeExecutionPolicy(DriverExecutionProfile.DEFAULT_NAME);
+                    assertThat(policy).isInstanceOf(HedgeSpeculativeExecutionPolicy.class);
+                    assertThat(((HedgeSpeculativeExecutionPolicy) policy).maxExecutions())
+                            .isEqualTo(3);
+                    assertThat(((HedgeSpeculativeExecutionPolicy) policy)
+                                    .budget()
+                                    .ratio())
+                            .isEqualTo(0.1);
+                    assertThat(session.getContext().getLoadBalancingPolicy(DriverExecutionProfile.DEFAULT_NAME))
+                            .isInstanceOf(HedgeLoadBalancingPolicy.class);
+                    session.execute(SimpleStatement.newInstance(SimulatedCassandra.SELECT)
+                            .setIdempotent(true));
+                });
+    }
+
+    @Test
+    void should_leave_the_session_alone_when_the_mode_is_off() {
+        runner.withPropertyValues("hedge.cassandra.mode=off").run(ctx -> {
+            assertThat(ctx)
+                    .doesNotHaveBean(HedgeCassandraAutoConfiguration.HedgedCqlSessionPostProcessor.class)
+                    .doesNotHaveBean(DriverConfigLoaderBuilderCustomizer.class);
+            assertThat(ctx.getBean(CqlSession.class)).isNotInstanceOf(HedgedCqlSession.class);
+        });
+    }
+
+    @Test
+    void should_back_off_when_hedge_cassandra_is_not_on_the_class_path() {
+        runner.withClassLoader(new FilteredClassLoader(HedgedCqlSession.class)).run(ctx -> assertThat(ctx)
+                .hasNotFailed()
+                .doesNotHaveBean(HedgeCassandraAutoConfiguration.class)
+                .doesNotHaveBean(HedgeCassandraAutoConfiguration.HedgedCqlSessionPostProcessor.class));
+    }
+
+    @Test
+    void should_back_off_when_the_driver_is_not_on_the_class_path() {
+        runner.withClassLoader(new FilteredClassLoader(CqlSession.class)).run(ctx -> assertThat(ctx)
+                .hasNotFailed()
+                .hasSingleBean(HedgeInstances.class)
+                .doesNotHaveBean(HedgeCassandraAutoConfiguration.class));
+    }
+
+    @Test
+    void should_leave_a_session_the_application_defines_alone() {
+        runner.withUserConfiguration(UserSession.class).run(ctx -> {
+            assertThat(ctx).hasSingleBean(CqlSession.class);
+            assertThat(ctx.getBean(CqlSession.class)).isNotInstanceOf(HedgedCqlSession.class);
+        });
+    }
+
+    @ParameterizedTest
+    @CsvSource(
+            delimiter = '|',
+            value = {
+                "wrapped|hedge.instances.cassandra.max-extra-load=1.5"
+                        + "|hedge.instances.cassandra.max-extra-load must be in (0, 1), was 1.5",
+                "policy|hedge.instances.cassandra.max-extra-load=1.5"
+                        + "|hedge.instances.cassandra.max-extra-load must be in (0, 1), was 1.5",
+                "policy|hedge.instances.cassandra.delay.increasing.initial=10ms"
+                        + " hedge.instances.cassandra.delay.increasing.step=1ms"
+                        + "|hedge.instances.cassandra.delay.increasing must be percentile or fixed when"
+                        + " hedge.cassandra.mode=policy, was set",
+                "policy|hedge.cassandra.timer-tick=0ms|hedge.cassandra.timer-tick must be in [1ms, 1s], was 0ms",
+            })
+    void should_fail_the_start_naming_property_range_and_value_when_a_setting_is_invalid(
+            String mode, String properties, String expected) {
+        runner.withPropertyValues("hedge.cassandra.mode=" + mode)
+                .withPropertyValues(properties.split(" "))
+                .run(ctx -> {
+                    assertThat(ctx).hasFailed();
+                    FailureAnalysis analysis = new HedgePropertiesFailureAnalyzer().analyze(ctx.getStartupFailure());
+                    assertThat(analysis).isNotNull();
+                    assertThat(analysis.getDescription()).isEqualTo("Invalid hedge configuration: " + expected + ".");
+                });
+    }
+
+    @Test
+    void should_fail_the_start_naming_the_property_when_the_mode_is_unknown() {
+        runner.withPropertyValues("hedge.cassandra.mode=sometimes").run(ctx -> {
+            assertThat(ctx).hasFailed();
+            assertThat(ctx.getStartupFailure())
+                    .hasStackTraceContaining("hedge.cassandra.mode")
+                    .hasStackTraceContaining("sometimes");
+        });
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    static class UserSession {
+        @Bean(destroyMethod = "close")
+        CqlSession mySession() {
+            String[] hp = cassandra.contactPoint().split(":");
+            return CqlSession.builder()
+                    .addContactPoint(new InetSocketAddress(hp[0], Integer.parseInt(hp[1])))
+                    .withLocalDatacenter("dc1")
+                    .build();
+        }
+    }
+}

@@ -1,0 +1,185 @@
+package io.github.hedge.spring.boot.autoconfigure;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.github.hedge.grpc.HedgeLoadBalancerProvider;
+import io.github.hedge.grpc.HedgingClientInterceptor;
+import io.grpc.ClientInterceptor;
+import io.grpc.LoadBalancerRegistry;
+import io.grpc.ManagedChannel;
+import io.grpc.ManagedChannelBuilder;
+import io.grpc.Status;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.diagnostics.FailureAnalysis;
+import org.springframework.boot.test.context.FilteredClassLoader;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+
+/** hedge.grpc.* against a real grpc-netty server on 127.0.0.1. */
+class HedgeGrpcAutoConfigurationTest {
+    private static EchoServer server;
+
+    private final ApplicationContextRunner runner = new ApplicationContextRunner()
+            .withConfiguration(AutoConfigurations.of(HedgeAutoConfiguration.class, HedgeGrpcAutoConfiguration.class));
+
+    @BeforeAll
+    static void startServer() throws Exception {
+        server = new EchoServer();
+    }
+
+    @AfterAll
+    static void stopServer() throws Exception {
+        server.close();
+    }
+
+    @BeforeEach
+    void reset() {
+        server.primaryDelayMs = 500;
+        server.reads.set(0);
+        server.writes.set(0);
+    }
+
+    @Test
+    void should_hedge_a_method_declared_idempotent_by_properties_on_a_channel_the_application_builds() {
+        runner.withPropertyValues(
+                        "hedge.grpc.methods[test.Echo/Read].idempotent=true",
+                        "hedge.grpc.methods[test.Echo/Read].delay.fixed=20ms",
+                        "hedge.instances.grpc.max-extra-load=0.5")
+                .run(ctx -> {
+                    assertThat(ctx).hasNotFailed();
+                    HedgeGrpcChannelConfigurer configurer = ctx.getBean(HedgeGrpcChannelConfigurer.class);
+                    assertThat(configurer.loadBalancingPolicy()).contains(HedgeLoadBalancerProvider.POLICY_NAME);
+                    ManagedChannel channel = configurer
+                            .configure(ManagedChannelBuilder.forAddress("127.0.0.1", server.port())
+                                    .usePlaintext())
+                            .build();
+                    try {
+                        // a primary answers after 500 ms, a hedge (sent after 20 ms) at once; the budget
+                        // earns 0.5 hedge per call, so the first call runs unhedged and a later one hedges
+                        java.util.List<String> replies = new java.util.ArrayList<>();
+                        for (int i = 0; i < 4; i++) {
+                            replies.add(EchoServer.call(channel, EchoServer.READ, "x"));
+                        }
+                        assertThat(replies.get(0)).isEqualTo("attempt 1");
+                        assertThat(replies).contains("attempt 2");
+                        HedgingClientInterceptor interceptor = ctx.getBean(HedgingClientInterceptor.class);
+                        assertThat(interceptor
+                                        .executor("test.Echo/Read")
+                                        .orElseThrow()
+                                        .stats()
+                                        .hedgesWon())
+                                .isEqualTo(replies.stream()
+                                        .filter("attempt 2"::equals)
+                                        .count());
+                    } finally {
+                        channel.shutdownNow().awaitTermination(10, TimeUnit.SECONDS);
+                    }
+                });
+    }
+
+    @Test
+    void should_invoke_a_method_not_marked_idempotent_exactly_once() {
+        runner.withPropertyValues("hedge.grpc.methods[test.Echo/*].delay.fixed=1ms")
+                .run(ctx -> {
+                    ManagedChannel channel = ctx.getBean(HedgeGrpcChannelConfigurer.class)
+                            .configure(ManagedChannelBuilder.forAddress("127.0.0.1", server.port())
+                                    .usePlaintext())
+                            .build();
+                    try {
+                        assertThat(EchoServer.call(channel, EchoServer.WRITE, "w"))
+                                .isEqualTo("written w");
+                        assertThat(server.writes.get()).isEqualTo(1);
+                    } finally {
+                        channel.shutdownNow().awaitTermination(10, TimeUnit.SECONDS);
+                    }
+                });
+    }
+
+    @Test
+    void should_bind_the_interceptor_settings_from_properties() {
+        runner.withPropertyValues(
+                        "hedge.grpc.max-hedged-request-bytes=1024",
+                        "hedge.grpc.non-fatal-codes=unavailable,resource_exhausted",
+                        "hedge.grpc.load-balancing=false",
+                        "hedge.instances.grpc.max-attempts=3")
+                .run(ctx -> {
+                    HedgingClientInterceptor interceptor = ctx.getBean(HedgingClientInterceptor.class);
+                    assertThat(interceptor.maxHedgedRequestBytes()).isEqualTo(1024);
+                    assertThat(interceptor.nonFatalCodes())
+                            .containsExactlyInAnyOrder(Status.Code.UNAVAILABLE, Status.Code.RESOURCE_EXHAUSTED);
+                    assertThat(interceptor.defaults().maxAttempts()).isEqualTo(3);
+                    assertThat(ctx.getBean(HedgeGrpcChannelConfigurer.class).loadBalancingPolicy())
+                            .isEmpty();
+                    assertThat(LoadBalancerRegistry.getDefaultRegistry()
+                                    .getProvider(HedgeLoadBalancerProvider.POLICY_NAME))
+                            .isNotNull();
+                });
+    }
+
+    @Test
+    void should_back_off_when_hedge_grpc_is_not_on_the_class_path() {
+        runner.withClassLoader(new FilteredClassLoader(HedgingClientInterceptor.class))
+                .run(ctx -> assertThat(ctx)
+                        .hasNotFailed()
+                        .doesNotHaveBean(ClientInterceptor.class)
+                        .doesNotHaveBean(HedgeGrpcChannelConfigurer.class));
+    }
+
+    @Test
+    void should_back_off_when_disabled() {
+        runner.withPropertyValues("hedge.grpc.enabled=false")
+                .run(ctx -> assertThat(ctx).doesNotHaveBean(HedgingClientInterceptor.class));
+    }
+
+    @Test
+    void should_use_the_interceptor_the_application_defines() {
+        runner.withUserConfiguration(UserInterceptor.class).run(ctx -> {
+            assertThat(ctx).hasSingleBean(HedgingClientInterceptor.class);
+            assertThat(ctx.getBean(HedgeGrpcChannelConfigurer.class).interceptor())
+                    .isSameAs(ctx.getBean("myInterceptor"));
+        });
+    }
+
+    @ParameterizedTest
+    @CsvSource(
+            delimiter = '|',
+            value = {
+                "hedge.grpc.methods[test.Echo/Read].max-attempts=0"
+                        + "|hedge.grpc.methods[test.Echo/Read].max-attempts must be in [1, 16], was 0",
+                "hedge.grpc.methods[test.Echo/Read].delay.percentile=1.5"
+                        + "|hedge.grpc.methods[test.Echo/Read].delay.percentile must be in (0, 1), was 1.5",
+                "hedge.grpc.methods[test.Echo].idempotent=true"
+                        + "|hedge.grpc.methods must be keys \"pkg.Service/Method\", \"pkg.Service/*\" or \"*\","
+                        + " was test.Echo",
+                "hedge.grpc.non-fatal-codes=SLOW"
+                        + "|hedge.grpc.non-fatal-codes must be gRPC status code names other than OK, was SLOW",
+                "hedge.grpc.max-hedged-request-bytes=-1"
+                        + "|hedge.grpc.max-hedged-request-bytes must be in [0, 2147483647], was -1",
+                "hedge.instances.grpc.max-extra-load=0|hedge.instances.grpc.max-extra-load must be in (0, 1), was 0.0",
+            })
+    void should_fail_the_start_naming_property_range_and_value_when_a_setting_is_invalid(
+            String property, String expected) {
+        runner.withPropertyValues(property).run(ctx -> {
+            assertThat(ctx).hasFailed();
+            FailureAnalysis analysis = new HedgePropertiesFailureAnalyzer().analyze(ctx.getStartupFailure());
+            assertThat(analysis).isNotNull();
+            assertThat(analysis.getDescription()).isEqualTo("Invalid hedge configuration: " + expected + ".");
+        });
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    static class UserInterceptor {
+        @Bean
+        HedgingClientInterceptor myInterceptor() {
+            return HedgingClientInterceptor.ofDefaults();
+        }
+    }
+}
