@@ -19,12 +19,21 @@ import java.util.concurrent.CompletableFuture;
  * <ul>
  *   <li>A failure never wins while another attempt is in flight. A retryable failure (see {@link
  *       ErrorClassifier}) starts the next attempt at once, budget permitting; a fatal one ends the
- *       call at once. When every attempt failed, the caller gets the primary's exception with the
- *       others attached as suppressed.
+ *       call at once. When every attempt failed, the caller gets the primary's exception,
+ *       unchanged: an attempt's exception is never mutated (it may be a shared instance); the
+ *       others are in {@link io.github.hedge.core.event.CallCompleted}'s trace. Server pushback
+ *       that arrives with a failure delays the next attempt until it ends.
  *   <li>A non-idempotent call runs exactly once.
  *   <li>Every hedge takes a token from the {@link HedgeBudget}; without one it is not sent.
- *   <li>Cancelling the returned future, or completing it yourself, cancels every attempt; the
- *       optional deadline ends the call and cancels what runs.
+ *   <li>Cancelling the returned future, or completing it yourself by any method of {@code
+ *       CompletableFuture} (including {@code obtrudeValue} and {@code completeAsync}), cancels
+ *       every attempt, and no attempt function is called afterwards; the optional deadline ends
+ *       the call and cancels what runs.
+ *   <li>An attempt function may return any {@link java.util.concurrent.CompletionStage}: a
+ *       {@code CompletableFuture}, a {@code minimalCompletionStage()}, or a foreign
+ *       implementation. User code the executor calls (cancel hooks, listeners, delay policies,
+ *       error classifiers, context propagators) may throw any {@code Throwable}: it is logged once
+ *       and ignored, and the call still settles.
  *   <li>Each attempt's own latency (winners, late successes, and the elapsed time of cancelled
  *       losers) feeds the {@link LatencyTracker}; failures do not, and the hedged end-to-end
  *       latency never does, so an adaptive delay cannot ratchet up.
@@ -138,9 +147,11 @@ public final class HedgedExecutor {
      * @param callable the blocking work; a losing attempt's thread is interrupted
      * @param <T> the result type
      * @return the first success
-     * @throws Exception the primary's exception (others suppressed), a fatal error, or {@link
-     *     DeadlineExceededException}; {@link InterruptedException} if the caller was interrupted,
-     *     which cancels every attempt
+     * @throws Exception exactly what the callable threw (the primary's exception when every
+     *     attempt failed, or a fatal one; an {@code ExecutionException} the callable threw is not
+     *     unwrapped), or {@link DeadlineExceededException}; {@link InterruptedException} if the
+     *     caller was interrupted, which cancels every attempt and, following the JDK's convention
+     *     for methods that throw it, leaves the caller's interrupt status cleared
      */
     public <T> T execute(Callable<T> callable) throws Exception {
         return execute(CallOptions.defaults(), callable);

@@ -36,9 +36,8 @@ public final class IncreasingDelay implements DelayPolicy {
 
     static IncreasingDelay exponential(Duration initial, double multiplier, Duration max) {
         Checks.positive("initial", initial);
-        Checks.greaterThan("multiplier", multiplier, 0.0);
-        if (multiplier < 1.0) {
-            throw new IllegalArgumentException("multiplier must be >= 1, was " + multiplier);
+        if (!(multiplier >= 1.0) || Double.isInfinite(multiplier)) { // NaN fails the first test
+            throw new IllegalArgumentException("multiplier must be a finite number >= 1, was " + multiplier);
         }
         Checks.positive("max", max);
         Checks.ordered("initial", initial, "max", max);

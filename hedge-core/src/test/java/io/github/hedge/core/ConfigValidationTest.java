@@ -59,9 +59,18 @@ class ConfigValidationTest {
         assertThatThrownBy(() -> DelayPolicy.percentile(0.9).max(Duration.ZERO))
                 .hasMessage("max must be > 0, was PT0S");
         assertThatThrownBy(() -> DelayPolicy.exponential(Duration.ofMillis(1), 0.5, Duration.ofSeconds(1)))
-                .hasMessage("multiplier must be >= 1, was 0.5");
+                .hasMessage("multiplier must be a finite number >= 1, was 0.5");
         assertThatThrownBy(() -> DelayPolicy.percentile(0.9).minSamples(0))
                 .hasMessage("minSamples must be >= 1, was 0");
+    }
+
+    @Test
+    void should_state_the_valid_range_when_exponential_multiplier_is_below_one_or_not_finite() {
+        for (double bad : new double[] {0, -2, 0.99, Double.NaN, Double.POSITIVE_INFINITY}) {
+            assertThatThrownBy(() -> DelayPolicy.exponential(Duration.ofMillis(1), bad, Duration.ofSeconds(1)))
+                    .isInstanceOf(IllegalArgumentException.class)
+                    .hasMessage("multiplier must be a finite number >= 1, was " + bad);
+        }
     }
 
     @Test

@@ -181,6 +181,80 @@ class SyncFormTest {
         assertThat(ex.stats().cancelled()).isEqualTo(1);
     }
 
+    @Test
+    void should_rethrow_the_callables_own_execution_exception_when_it_throws_one() {
+        HedgedExecutor ex = HedgedExecutor.of("sync", config().maxAttempts(1).build());
+        java.util.concurrent.ExecutionException own =
+                new java.util.concurrent.ExecutionException("own", new IOException("inner"));
+        assertThatThrownBy(() -> ex.execute(() -> {
+                    throw own;
+                }))
+                .isSameAs(own);
+    }
+
+    @Test
+    void should_rethrow_the_callables_own_completion_exception_when_it_throws_one() {
+        HedgedExecutor ex = HedgedExecutor.of("sync", config().maxAttempts(1).build());
+        java.util.concurrent.CompletionException own =
+                new java.util.concurrent.CompletionException("own", new IOException("inner"));
+        assertThatThrownBy(() -> ex.execute(() -> {
+                    throw own;
+                }))
+                .isSameAs(own);
+    }
+
+    @Test
+    void should_throw_interrupted_exception_with_the_flag_cleared_when_caller_is_interrupted() throws Exception {
+        HedgedExecutor ex = HedgedExecutor.of(
+                "sync", config().maxAttempts(1).scheduler(Schedulers.shared()).build());
+        CountDownLatch started = new CountDownLatch(1);
+        java.util.concurrent.atomic.AtomicReference<Throwable> thrown =
+                new java.util.concurrent.atomic.AtomicReference<>();
+        AtomicBoolean flagAfter = new AtomicBoolean(true);
+        Thread caller = new Thread(() -> {
+            try {
+                ex.execute(() -> {
+                    started.countDown();
+                    new CountDownLatch(1).await();
+                    return "never";
+                });
+            } catch (Exception e) {
+                thrown.set(e);
+                flagAfter.set(Thread.currentThread().isInterrupted());
+            }
+        });
+        caller.start();
+        assertThat(started.await(30, TimeUnit.SECONDS)).isTrue();
+        caller.interrupt();
+        caller.join();
+        assertThat(thrown.get()).isInstanceOf(InterruptedException.class);
+        // the JDK's convention (Thread.sleep, Future.get): whoever throws InterruptedException clears the flag
+        assertThat(flagAfter).isFalse();
+        assertThat(ex.stats().cancelled()).isEqualTo(1);
+    }
+
+    @Test
+    void should_return_the_hedges_value_when_the_losers_cancel_hook_throws_an_error() throws Exception {
+        // the sync form's own hook interrupts the loser's thread; a user thread-local hook can throw
+        HedgedExecutor ex = HedgedExecutor.of("sync", config().build());
+        ex.events().subscribe(e -> {
+            throw new AssertionError("listener");
+        });
+        CountDownLatch primaryStarted = new CountDownLatch(1);
+        AtomicBoolean first = new AtomicBoolean(true);
+        String result = ex.execute(() -> {
+            if (first.getAndSet(false)) {
+                primaryStarted.countDown();
+                new CountDownLatch(1).await();
+                return "primary";
+            }
+            primaryStarted.await();
+            return "hedge";
+        });
+        assertThat(result).isEqualTo("hedge");
+        assertThat(ex.stats().inFlightCalls()).isZero();
+    }
+
     private static boolean isVirtual(Thread t) {
         try {
             Method m = Thread.class.getMethod("isVirtual");

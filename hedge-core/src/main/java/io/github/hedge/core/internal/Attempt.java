@@ -16,7 +16,7 @@ import java.util.function.BiConsumer;
  * stage. Its state moves once from RUNNING to SUCCEEDED, FAILED or CANCELLED, so it is counted and
  * recorded exactly once.
  */
-final class Attempt<T> implements AttemptContext, BiConsumer<T, Throwable>, Runnable {
+final class Attempt<T> implements AttemptContext, BiConsumer<T, Throwable>, Runnable, Discardable {
     static final int RUNNING = 0;
     static final int SUCCEEDED = 1;
     static final int FAILED = 2;
@@ -90,7 +90,7 @@ final class Attempt<T> implements AttemptContext, BiConsumer<T, Throwable>, Runn
                 return;
             }
         }
-        runQuietly(hook);
+        runQuietly(hook, call.engine);
     }
 
     @Override
@@ -103,7 +103,7 @@ final class Attempt<T> implements AttemptContext, BiConsumer<T, Throwable>, Runn
         if (delay == null || delay.isNegative()) {
             throw new IllegalArgumentException("pushback delay must be >= 0, was " + delay);
         }
-        call.pushback(delay.toNanos());
+        call.pushback(Checks.toNanosSaturated(delay));
     }
 
     @Override
@@ -117,7 +117,7 @@ final class Attempt<T> implements AttemptContext, BiConsumer<T, Throwable>, Runn
     void attach(CompletionStage<T> s) {
         this.stage = s;
         if (state == CANCELLED) {
-            cancelStage(s);
+            cancelStage(s, call.engine);
         }
     }
 
@@ -125,6 +125,12 @@ final class Attempt<T> implements AttemptContext, BiConsumer<T, Throwable>, Runn
     @Override
     public void run() {
         call.onHedgeTimer(this);
+    }
+
+    /** The hedge timer armed after this attempt was dropped by a closing scheduler. */
+    @Override
+    public void discarded() {
+        call.onHedgeTimerDiscarded(this);
     }
 
     @Override
@@ -164,31 +170,36 @@ final class Attempt<T> implements AttemptContext, BiConsumer<T, Throwable>, Runn
         }
         if (toRun != null) {
             for (Runnable r : toRun) {
-                runQuietly(r);
+                runQuietly(r, call.engine);
             }
         }
         CompletionStage<T> s = stage;
         if (s != null) {
-            cancelStage(s);
+            cancelStage(s, call.engine);
         }
         return true;
     }
 
-    private static void cancelStage(CompletionStage<?> s) {
+    /**
+     * Cancels a loser's own future. A stage that is not a {@link Future} has nothing to cancel; one
+     * whose {@code cancel} throws (a {@code minimalCompletionStage()}, foreign code) is ignored.
+     */
+    private static void cancelStage(CompletionStage<?> s, Engine engine) {
         if (s instanceof Future<?> f) {
             try {
                 f.cancel(true);
-            } catch (RuntimeException ignored) {
-                // a future that refuses cancellation must not break the call
+            } catch (Throwable t) { // NOPMD: whatever a foreign future throws, the call goes on
+                engine.logHookFailure("the cancel() of a losing attempt's future", t);
             }
         }
     }
 
-    private static void runQuietly(Runnable r) {
+    /** Runs a cancel hook; whatever it throws (an Error, an undeclared checked exception) is ignored. */
+    private static void runQuietly(Runnable r, Engine engine) {
         try {
             r.run();
-        } catch (RuntimeException ignored) {
-            // a failing cancel hook must not break the call
+        } catch (Throwable t) { // NOPMD: a failing cancel hook must not break the call
+            engine.logHookFailure("a cancel hook", t);
         }
     }
 

@@ -25,6 +25,20 @@ public final class Checks {
      */
     public static final Duration MAX_DURATION = Duration.ofDays(365);
 
+    /** {@link #MAX_DURATION} in nanoseconds. */
+    public static final long MAX_DURATION_NANOS = MAX_DURATION.toNanos();
+
+    /**
+     * For durations that arrive at runtime rather than in configuration (a server's pushback), where
+     * a huge value must not throw: {@code d} in nanoseconds, or {@link #MAX_DURATION} if longer.
+     *
+     * @param d a non-negative duration
+     * @return its nanoseconds, saturated at {@link #MAX_DURATION}
+     */
+    public static long toNanosSaturated(Duration d) {
+        return d.compareTo(MAX_DURATION) >= 0 ? MAX_DURATION_NANOS : d.toNanos();
+    }
+
     /** {@code value} must be strictly positive (and at most {@link #MAX_DURATION}). */
     public static Duration positive(String setting, Duration value) {
         notNull(setting, value);

@@ -139,16 +139,38 @@ public final class Engine {
 
     long delayNanos(DelayContext ctx) {
         try {
-            return delayPolicy.delayNanos(ctx);
-        } catch (RuntimeException e) {
+            // a custom policy's "very long" (Long.MAX_VALUE) must not overflow a due time
+            return Math.min(delayPolicy.delayNanos(ctx), Checks.MAX_DURATION_NANOS);
+        } catch (Throwable e) { // NOPMD: user code; whatever it throws, the call goes on unhedged
             logPolicyFailure(e);
             return DelayPolicy.NO_HEDGE;
         }
     }
 
     private final AtomicBoolean warnedPolicy = new AtomicBoolean();
+    private final AtomicBoolean warnedHook = new AtomicBoolean();
 
-    private void logPolicyFailure(RuntimeException e) {
+    /**
+     * User code the executor calls back (a cancel hook, a loser's {@code cancel()}, an error
+     * classifier, a context propagator) threw: it is ignored, and the first such failure of this
+     * executor is logged.
+     */
+    void logHookFailure(String what, Throwable t) {
+        if (warnedHook.compareAndSet(false, true)) {
+            try {
+                LOG.warn(
+                        "{} of hedged executor '{}' threw {}; ignored, the call goes on (logged once)",
+                        what,
+                        name,
+                        t.getClass().getName(),
+                        t);
+            } catch (Throwable ignored) { // NOPMD: not even a failing logger may break a call
+                // nothing else to do
+            }
+        }
+    }
+
+    private void logPolicyFailure(Throwable e) {
         if (warnedPolicy.compareAndSet(false, true)) {
             LOG.warn("delay policy of hedged executor '{}' threw; the call is not hedged (logged once)", name, e);
         }

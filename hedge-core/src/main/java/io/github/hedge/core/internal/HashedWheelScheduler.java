@@ -246,15 +246,23 @@ public final class HashedWheelScheduler implements ClosableHedgeScheduler {
         for (Slot slot : wheel) {
             for (Timeout t = slot.head; t != null; ) {
                 Timeout next = t.next;
-                t.cancel();
+                discard(t);
                 slot.remove(t);
                 t = next;
             }
         }
         for (Timeout t; (t = added.poll()) != null; ) {
-            t.cancel();
+            discard(t);
         }
         cancelled.clear();
+    }
+
+    /** Drops a pending timeout and tells its task, if it wants to know ({@link Discardable}). */
+    private static void discard(Timeout t) {
+        Runnable task = t.task;
+        if (t.cancel() && task instanceof Discardable d) {
+            SchedulerThreads.runGuarded(d::discarded);
+        }
     }
 
     private static long saturatedAdd(long a, long b) {
@@ -324,6 +332,11 @@ public final class HashedWheelScheduler implements ClosableHedgeScheduler {
             this.owner = owner;
             this.task = task;
             this.deadline = deadline;
+        }
+
+        @Override
+        public boolean isPending() {
+            return state == WAITING && !owner.closed;
         }
 
         @Override

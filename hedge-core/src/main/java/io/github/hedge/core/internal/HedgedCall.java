@@ -20,7 +20,8 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
-import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
 
 /**
  * One hedged call; it is also the caller's future, so cancelling or completing it from outside
@@ -54,6 +55,9 @@ final class HedgedCall<T> extends CompletableFuture<T> implements DelayContext {
     private volatile long pushbackUntilNanos = Long.MIN_VALUE;
     private volatile boolean stopHedging;
     private boolean notHedgedPublished;
+    /** Set while the armed hedge timer is a retry waiting out a pushback that came with a failure. */
+    private boolean retryAfterPushback;
+
     private long callId;
 
     /** Whether hedges and retries must carry the caller's thread-local context. */
@@ -102,11 +106,12 @@ final class HedgedCall<T> extends CompletableFuture<T> implements DelayContext {
         if (deadlineNanos > 0) {
             ScheduledTask t;
             try {
-                t = engine.deadlines.schedule(this::onDeadline, deadlineNanos);
+                t = engine.deadlines.schedule(this::onDeadline, this::onDeadlineDiscarded, deadlineNanos);
             } catch (RuntimeException e) {
                 // a call whose deadline cannot be armed could hang: end it now, visibly
                 engine.logSchedulerFailure(e);
-                terminate(CallCompleted.CallOutcome.FAILURE, e);
+                publishNotHedged(NotHedged.Reason.SCHEDULER_REJECTED);
+                terminate(CallCompleted.CallOutcome.FAILURE, e, false);
                 return;
             }
             boolean cancelNow;
@@ -143,13 +148,25 @@ final class HedgedCall<T> extends CompletableFuture<T> implements DelayContext {
         more[number - 2] = a;
         started = number;
         inFlight++;
+        // counted when reserved, as its budget token is: attempts = calls + hedges sent, and an
+        // attempt cancelled before it could start still ends (so pending attempts stay exact)
+        engine.hedgesSent.increment();
         return a;
     }
 
-    /** Starts a registered attempt: calls the attempt function and wires its outcome. */
+    /**
+     * Starts a registered attempt: calls the attempt function and wires its outcome. An attempt
+     * cancelled between its reservation and this point (the call ended meanwhile) is not started:
+     * no attempt function runs after the call ended.
+     *
+     * <p>Any {@link CompletionStage} is an ordinary outcome: only a plain {@link CompletableFuture}
+     * that is already done takes the synchronous shortcut; every other stage (a {@code
+     * minimalCompletionStage()}, a foreign implementation) is observed through {@code whenComplete},
+     * and a stage that throws while being observed fails its attempt.
+     */
     private void run(Attempt<T> a) {
-        if (a.number > 1) {
-            engine.hedgesSent.increment(); // attempts = calls + hedges sent
+        if (!a.isRunning()) {
+            return; // cancelled after it was reserved: the call ended before it could start
         }
         if (engine.events.hasListeners()) {
             engine.events.publish(new AttemptStarted(engine.name, callId(), a.number, a.startNanos));
@@ -165,26 +182,30 @@ final class HedgedCall<T> extends CompletableFuture<T> implements DelayContext {
             return;
         }
         a.attach(stage);
-        if (stage instanceof CompletableFuture<T> cf && cf.isDone()) {
-            // already completed: no callback to register
-            T value = null;
-            Throwable error = null;
-            try {
-                value = cf.getNow(null);
-            } catch (Throwable t) {
-                error = t;
-            }
-            if (error == null && a.number == 1) {
-                wonSynchronously(a, value);
+        try {
+            if (stage.getClass() == CompletableFuture.class && ((CompletableFuture<T>) stage).isDone()) {
+                completedAlready(a, (CompletableFuture<T>) stage);
             } else {
-                onAttemptDone(a, value, error);
-            }
-        } else {
-            try {
                 stage.whenComplete(a);
-            } catch (Throwable t) {
-                onAttemptDone(a, null, t); // a stage that refuses a callback can never answer
             }
+        } catch (Throwable t) {
+            onAttemptDone(a, null, t); // a stage that refuses a callback can never answer
+        }
+    }
+
+    /** The attempt returned a plain future that is done: no callback to register. */
+    private void completedAlready(Attempt<T> a, CompletableFuture<T> cf) {
+        T value = null;
+        Throwable error = null;
+        try {
+            value = cf.getNow(null);
+        } catch (Throwable t) {
+            error = t;
+        }
+        if (error == null && a.number == 1) {
+            wonSynchronously(a, value);
+        } else {
+            onAttemptDone(a, value, error);
         }
     }
 
@@ -237,21 +258,35 @@ final class HedgedCall<T> extends CompletableFuture<T> implements DelayContext {
         scheduleHedgeTimer(prev, wait);
     }
 
-    /** Arms the timer that starts the attempt after {@code prev}; the attempt object is the task. */
-    private void scheduleHedgeTimer(Attempt<T> prev, long delayNanos) {
-        Runnable task = propagate ? ContextPropagator.decorateRunnable(engine.propagators, prev) : prev;
+    /**
+     * Arms the timer that starts the attempt after {@code prev}; the attempt object is the task.
+     *
+     * @return false if the scheduler refused the timer
+     */
+    private boolean scheduleHedgeTimer(Attempt<T> prev, long delayNanos) {
+        Runnable task = prev;
+        if (propagate) {
+            try {
+                task = ContextPropagator.decorateRunnable(engine.propagators, prev); // reads the context now
+            } catch (Throwable e) { // NOPMD: a propagator is user code; a hedge without its context is not sent
+                engine.logHookFailure("a context propagator", e);
+                return false;
+            }
+        }
         ScheduledTask t;
         try {
-            t = engine.timers.schedule(task, delayNanos);
+            t = engine.timers.schedule(task, prev, delayNanos);
         } catch (RuntimeException e) {
             // no timer, no hedge: the attempts already running still answer the call
             engine.logSchedulerFailure(e);
             publishNotHedged(NotHedged.Reason.SCHEDULER_REJECTED);
-            return;
+            return false;
         }
         boolean cancelNow;
         synchronized (this) {
-            cancelNow = state == DONE || started != prev.number;
+            // superseded: the call ended, a retry started the next attempt, or another timer for the
+            // same next attempt is armed already (a primary that failed with pushback inside start())
+            cancelNow = state == DONE || started != prev.number || hedgeTimer != null;
             if (!cancelNow) {
                 hedgeTimer = t;
             }
@@ -259,6 +294,7 @@ final class HedgedCall<T> extends CompletableFuture<T> implements DelayContext {
         if (cancelNow) {
             t.cancel();
         }
+        return true;
     }
 
     /** The timer armed after attempt {@code prev} fired. */
@@ -267,34 +303,107 @@ final class HedgedCall<T> extends CompletableFuture<T> implements DelayContext {
         long wait = -1;
         boolean stop = false;
         boolean denied = false;
+        boolean afterFailure;
+        Throwable failure = null;
+        ScheduledTask deadlineT = null;
+        long now;
         synchronized (this) {
             if (state == DONE || started != prev.number) {
                 return; // a retry started the next attempt first, or the call ended
             }
             hedgeTimer = null;
+            afterFailure = retryAfterPushback;
+            retryAfterPushback = false;
+            now = engine.ticker.nanoTime();
             if (stopHedging) {
                 stop = true;
             } else {
-                long now = engine.ticker.nanoTime();
                 long pushbackUntil = pushbackUntilNanos;
                 if (pushbackUntil != Long.MIN_VALUE && pushbackUntil - now > 0) {
                     wait = pushbackUntil - now; // pushback arrived after the timer was armed
+                    retryAfterPushback = afterFailure;
                 } else if (engine.budget.tryAcquire()) {
                     next = reserveLocked(now);
                 } else {
                     denied = true;
                 }
             }
+            if ((stop || denied) && inFlight == 0) {
+                // every attempt failed and the retry that waited out a pushback may not start
+                failure = first.error;
+                state = DONE;
+                deadlineT = deadlineTimer;
+                deadlineTimer = null;
+            }
         }
         if (stop) {
             publishNotHedged(NotHedged.Reason.PUSHBACK);
         } else if (wait >= 0) {
-            scheduleHedgeTimer(prev, wait);
+            if (!scheduleHedgeTimer(prev, wait)) {
+                endIfIdle();
+            }
         } else if (denied) {
             denied(prev.number + 1);
         } else {
-            startHedge(next, HedgeSent.Reason.DELAY_ELAPSED, prev.hedgeDelayNanos);
+            startHedge(
+                    next,
+                    afterFailure ? HedgeSent.Reason.PREVIOUS_FAILED : HedgeSent.Reason.DELAY_ELAPSED,
+                    afterFailure ? 0 : prev.hedgeDelayNanos);
         }
+        if (failure != null) {
+            cancel(deadlineT);
+            engine.failures.increment();
+            finish(CallCompleted.CallOutcome.FAILURE, 0, now);
+            super.completeExceptionally(failure);
+        }
+    }
+
+    /**
+     * The timer armed after {@code prev} was dropped by a closing scheduler: no hedge; and if it was
+     * a retry waiting out a pushback with nothing in flight, the call ends now.
+     */
+    void onHedgeTimerDiscarded(Attempt<T> prev) {
+        synchronized (this) {
+            if (state == DONE || started != prev.number) {
+                return;
+            }
+            hedgeTimer = null;
+            retryAfterPushback = false;
+        }
+        engine.logSchedulerFailure(new RejectedExecutionException("scheduler closed with a hedge timer pending"));
+        publishNotHedged(NotHedged.Reason.SCHEDULER_REJECTED);
+        endIfIdle();
+    }
+
+    /** The deadline timer was dropped by a closing scheduler: the call cannot be bounded, so it ends now. */
+    private void onDeadlineDiscarded() {
+        RejectedExecutionException e = new RejectedExecutionException(
+                "the scheduler of hedged executor '" + engine.name + "' was closed before this call's deadline");
+        engine.logSchedulerFailure(e);
+        publishNotHedged(NotHedged.Reason.SCHEDULER_REJECTED);
+        terminate(CallCompleted.CallOutcome.FAILURE, e, true);
+    }
+
+    /**
+     * A timer that was to start the next attempt could not be armed: if no attempt runs, nothing
+     * can answer the call any more, so it fails now with the primary's failure.
+     */
+    private void endIfIdle() {
+        Throwable failure;
+        ScheduledTask deadlineT;
+        synchronized (this) {
+            if (state == DONE || inFlight > 0 || first.error == null) {
+                return;
+            }
+            state = DONE;
+            failure = first.error;
+            deadlineT = deadlineTimer;
+            deadlineTimer = null;
+        }
+        cancel(deadlineT);
+        engine.failures.increment();
+        finish(CallCompleted.CallOutcome.FAILURE, 0, engine.ticker.nanoTime());
+        super.completeExceptionally(failure);
     }
 
     private void startHedge(Attempt<T> a, HedgeSent.Reason reason, long delayNanos) {
@@ -384,6 +493,8 @@ final class HedgedCall<T> extends CompletableFuture<T> implements DelayContext {
         Throwable failure = null;
         boolean win = false;
         boolean retry = false;
+        long pushbackWait = -1;
+        Attempt<T> waitAfter = null;
         int deniedNumber = 0;
         synchronized (this) {
             inFlight--;
@@ -395,7 +506,16 @@ final class HedgedCall<T> extends CompletableFuture<T> implements DelayContext {
             } else {
                 boolean fatal = decision == ErrorClassifier.Decision.FATAL;
                 if (!fatal && !stopHedging && started < maxAttempts) {
-                    if (engine.budget.tryAcquire()) {
+                    long pushbackUntil = pushbackUntilNanos;
+                    if (pushbackUntil != Long.MIN_VALUE && pushbackUntil - now > 0) {
+                        // the server asked to wait (often with this very failure): the next attempt
+                        // starts when the pushback ends, through the hedge timer, which it replaces
+                        pushbackWait = pushbackUntil - now;
+                        waitAfter = attempt(started);
+                        retryAfterPushback = true;
+                        hedgeT = hedgeTimer;
+                        hedgeTimer = null;
+                    } else if (engine.budget.tryAcquire()) {
                         // the next attempt starts now; its own timer replaces the pending one
                         reserveLocked(now).retryPending = true;
                         retry = true;
@@ -405,12 +525,11 @@ final class HedgedCall<T> extends CompletableFuture<T> implements DelayContext {
                         deniedNumber = started + 1;
                     }
                 }
-                if (!retry) {
+                if (!retry && pushbackWait < 0) {
                     if (fatal) {
                         failure = cause;
-                        attachOthersLocked(failure, a);
                     } else if (inFlight == 0) {
-                        failure = primaryFailureLocked();
+                        failure = first.error;
                     }
                     // else: others still run, and a failure never wins while one of them may succeed
                 }
@@ -429,12 +548,14 @@ final class HedgedCall<T> extends CompletableFuture<T> implements DelayContext {
         if (deniedNumber > 0) {
             denied(deniedNumber);
         }
-        if (retry) {
-            if (retryRunner != null) {
-                retryRunner.run();
-            } else {
-                runReservedRetries();
+        if (pushbackWait >= 0) {
+            if (!scheduleHedgeTimer(waitAfter, pushbackWait)) {
+                endIfIdle();
             }
+            return;
+        }
+        if (retry) {
+            runRetries();
             return;
         }
         if (!win && failure == null) {
@@ -458,27 +579,64 @@ final class HedgedCall<T> extends CompletableFuture<T> implements DelayContext {
         }
     }
 
+    /**
+     * Starts the retries just reserved, with the caller's context when propagators are set. If a
+     * propagator throws before they start, the reserved attempts fail with its exception instead of
+     * staying reserved forever.
+     */
+    private void runRetries() {
+        if (retryRunner == null) {
+            runReservedRetries();
+            return;
+        }
+        try {
+            retryRunner.run();
+        } catch (Throwable t) { // NOPMD: a context propagator is user code
+            engine.logHookFailure("a context propagator", t);
+            failReservedRetries(t);
+        }
+    }
+
+    private void failReservedRetries(Throwable t) {
+        while (true) {
+            Attempt<T> next = null;
+            synchronized (this) {
+                for (int i = 2; i <= started; i++) {
+                    Attempt<T> a = more[i - 2];
+                    if (a.retryPending) {
+                        a.retryPending = false;
+                        next = a;
+                        break;
+                    }
+                }
+            }
+            if (next == null) {
+                return;
+            }
+            onAttemptDone(next, null, t);
+        }
+    }
+
     private ErrorClassifier.Decision classify(Throwable cause) {
         try {
             ErrorClassifier.Decision d = engine.classifier.classify(cause);
             return d == null ? ErrorClassifier.Decision.RETRYABLE : d;
-        } catch (RuntimeException e) {
+        } catch (Throwable e) { // NOPMD: user code; a classifier that throws means "retryable"
+            engine.logHookFailure("the error classifier", e);
             return ErrorClassifier.Decision.RETRYABLE;
         }
     }
 
-    /** The primary's failure with every other attempt's failure suppressed. */
-    private Throwable primaryFailureLocked() {
-        Throwable main = first.error;
-        attachOthersLocked(main, first);
-        return main;
-    }
-
-    private void attachOthersLocked(Throwable main, Attempt<T> except) {
+    /**
+     * Attaches the attempts' failures to an exception this executor created (a deadline). Never
+     * called on an attempt's own exception: that object belongs to foreign code and may be shared
+     * (preallocated exceptions are common in Netty and driver code), so it is never mutated.
+     */
+    private void attachAttemptFailuresLocked(Throwable own) {
         for (int i = 1; i <= started; i++) {
-            Attempt<T> o = attempt(i);
-            if (o != except && o.error != null && o.error != main) {
-                main.addSuppressed(o.error);
+            Throwable e = attempt(i).error;
+            if (e != null && e != own) {
+                own.addSuppressed(e);
             }
         }
     }
@@ -527,20 +685,22 @@ final class HedgedCall<T> extends CompletableFuture<T> implements DelayContext {
         }
         terminate(
                 CallCompleted.CallOutcome.DEADLINE_EXCEEDED,
-                new DeadlineExceededException(engine.name, deadlineNanos, attemptsStarted));
+                new DeadlineExceededException(engine.name, deadlineNanos, attemptsStarted),
+                true);
     }
 
     /** The caller completed or cancelled this future: stop everything. */
     private void endedFromOutside() {
-        terminate(CallCompleted.CallOutcome.CANCELLED, null);
+        terminate(CallCompleted.CallOutcome.CANCELLED, null, false);
     }
 
     /**
      * Ends the call for a reason outside its attempts (the deadline, a scheduler that refused the
      * deadline timer, the caller): cancels every timer and running attempt and, unless the caller
-     * ended it, fails the caller's future with {@code error} (attempt failures so far suppressed).
+     * ended it, fails the caller's future with {@code error} (with the attempt failures so far
+     * suppressed when {@code ownError}: an exception this executor created).
      */
-    private void terminate(CallCompleted.CallOutcome outcome, Throwable error) {
+    private void terminate(CallCompleted.CallOutcome outcome, Throwable error, boolean ownError) {
         List<Attempt<T>> running;
         ScheduledTask hedgeT;
         ScheduledTask deadlineT;
@@ -550,8 +710,8 @@ final class HedgedCall<T> extends CompletableFuture<T> implements DelayContext {
                 return;
             }
             state = DONE;
-            if (error != null) {
-                attachOthersLocked(error, null);
+            if (ownError) {
+                attachAttemptFailuresLocked(error);
             }
             running = runningLocked();
             hedgeT = hedgeTimer;
@@ -692,6 +852,46 @@ final class HedgedCall<T> extends CompletableFuture<T> implements DelayContext {
     }
 
     @Override
+    public void obtrudeValue(T value) {
+        super.obtrudeValue(value);
+        endedFromOutside();
+    }
+
+    @Override
+    public void obtrudeException(Throwable ex) {
+        super.obtrudeException(ex);
+        endedFromOutside();
+    }
+
+    /**
+     * Completes the call with the supplier's value, computed on {@code executor}; like every other
+     * completion from outside, it cancels the attempts. The JDK's implementation completes the
+     * future without going through {@link #complete}, hence this override.
+     */
+    @Override
+    public CompletableFuture<T> completeAsync(java.util.function.Supplier<? extends T> supplier, Executor executor) {
+        if (supplier == null || executor == null) {
+            throw new NullPointerException();
+        }
+        executor.execute(() -> {
+            if (isDone()) {
+                return;
+            }
+            try {
+                complete(supplier.get());
+            } catch (Throwable t) {
+                completeExceptionally(t);
+            }
+        });
+        return this;
+    }
+
+    @Override
+    public CompletableFuture<T> completeAsync(java.util.function.Supplier<? extends T> supplier) {
+        return completeAsync(supplier, defaultExecutor());
+    }
+
+    @Override
     public <U> CompletableFuture<U> newIncompleteFuture() {
         return new CompletableFuture<>();
     }
@@ -701,9 +901,19 @@ final class HedgedCall<T> extends CompletableFuture<T> implements DelayContext {
         return "HedgedCall{" + engine.name + ", " + super.toString() + "}";
     }
 
+    /**
+     * The attempt's own exception: a {@link CompletionException} with a cause is the wrapper {@code
+     * CompletableFuture} puts around a dependent stage's failure, so one such layer is removed;
+     * nothing else is (an {@code ExecutionException} the user's code threw is its answer).
+     */
     static Throwable unwrap(Throwable t) {
-        while ((t instanceof CompletionException || t instanceof ExecutionException) && t.getCause() != null) {
-            t = t.getCause();
+        if (t instanceof CompletionException) {
+            try {
+                Throwable cause = t.getCause();
+                return cause != null ? cause : t;
+            } catch (Throwable hostile) { // NOPMD: a foreign exception whose getCause() throws
+                return t;
+            }
         }
         return t;
     }

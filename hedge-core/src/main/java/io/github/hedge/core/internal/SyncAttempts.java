@@ -3,6 +3,7 @@ package io.github.hedge.core.internal;
 import io.github.hedge.core.AttemptFunction;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
 import java.util.concurrent.FutureTask;
@@ -26,7 +27,9 @@ public final class SyncAttempts {
                 try {
                     result.complete(work.call());
                 } catch (Throwable t) {
-                    result.completeExceptionally(t);
+                    // the engine removes one CompletionException layer (the wrapper of dependent
+                    // stages): add one around the callable's own, so the caller gets it unchanged
+                    result.completeExceptionally(t instanceof CompletionException ? new CompletionException(t) : t);
                 }
                 return null;
             });
@@ -36,16 +39,29 @@ public final class SyncAttempts {
         };
     }
 
-    /** Blocks for the call's outcome, rethrowing the attempt's own exception. */
+    /**
+     * Blocks for the call's outcome, rethrowing exactly the exception the winning or failing
+     * attempt's callable threw (never its cause).
+     *
+     * <p>Interruption follows the JDK's convention for methods that throw {@link
+     * InterruptedException} (as {@code Thread.sleep} and {@code Future.get} do): the call is
+     * cancelled (every attempt's thread interrupted) and {@code InterruptedException} is thrown with
+     * the caller's interrupt status cleared, so the caller's next blocking call does not fail at
+     * once. Code that cannot propagate it should re-assert the status itself.
+     */
     public static <T> T await(CompletableFuture<T> call) throws Exception {
         try {
             return call.get();
         } catch (InterruptedException e) {
             call.cancel(true);
-            Thread.currentThread().interrupt();
             throw e;
         } catch (ExecutionException e) {
-            Throwable cause = HedgedCall.unwrap(e);
+            // the stored exception itself: get() would also strip a CompletionException the
+            // callable threw, while handle() sees exactly what the call failed with
+            Throwable cause = call.handle((v, t) -> t).getNow(null);
+            if (cause == null) {
+                cause = e.getCause();
+            }
             if (cause instanceof Exception ex) {
                 throw ex;
             }

@@ -4,6 +4,8 @@ import io.github.hedge.core.spi.ClosableHedgeScheduler;
 import io.github.hedge.core.spi.ScheduledTask;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
@@ -21,6 +23,12 @@ import java.util.concurrent.TimeUnit;
 public final class ThreadPoolScheduler implements ClosableHedgeScheduler {
     private final ScheduledThreadPoolExecutor executor;
     private volatile Thread thread;
+    /**
+     * Pending tasks that want to know if they are dropped ({@link Discardable}: the timer queues'
+     * armed tasks, about one per executor), so {@link #close()} can tell them. Other tasks are not
+     * tracked, so they cost nothing here.
+     */
+    private final Set<PoolTask> discardables = ConcurrentHashMap.newKeySet();
 
     /** Creates the scheduler; its thread starts with the first task. */
     public ThreadPoolScheduler() {
@@ -39,7 +47,19 @@ public final class ThreadPoolScheduler implements ClosableHedgeScheduler {
     public ScheduledTask schedule(Runnable task, long delayNanos) {
         Checks.notNull("task", task);
         PoolTask t = new PoolTask(task);
-        t.setFuture(executor.schedule(t, Math.max(0, delayNanos), TimeUnit.NANOSECONDS));
+        if (task instanceof Discardable) {
+            discardables.add(t);
+        }
+        try {
+            t.setFuture(executor.schedule(t, Math.max(0, delayNanos), TimeUnit.NANOSECONDS));
+        } catch (RuntimeException e) {
+            discardables.remove(t);
+            throw e;
+        }
+        if (executor.isShutdown() && t.withdraw()) {
+            // raced with close(), which may have dropped it after looking for tasks to tell: refuse it
+            throw new RejectedExecutionException("scheduler is closed");
+        }
         return t;
     }
 
@@ -51,6 +71,10 @@ public final class ThreadPoolScheduler implements ClosableHedgeScheduler {
     @Override
     public void close() {
         executor.shutdownNow();
+        // the tasks dropped are told so, so the calls waiting on them are settled
+        for (PoolTask t : discardables) {
+            t.discard();
+        }
         boolean interrupted = false;
         try {
             while (!executor.isTerminated() && !isSchedulerThread()) {
@@ -112,21 +136,49 @@ public final class ThreadPoolScheduler implements ClosableHedgeScheduler {
             if (STATE.compareAndSet(this, WAITING, RAN)) {
                 Runnable t = task;
                 task = null;
+                if (t instanceof Discardable) {
+                    discardables.remove(this);
+                }
                 SchedulerThreads.runGuarded(t);
             }
         }
 
+        /** Dropped by {@link #close()} before it ran: tells the task. */
+        void discard() {
+            if (STATE.compareAndSet(this, WAITING, CANCELLED)) {
+                Runnable t = task;
+                task = null;
+                discardables.remove(this);
+                if (t instanceof Discardable d) {
+                    SchedulerThreads.runGuarded(d::discarded);
+                }
+            }
+        }
+
+        @Override
+        public boolean isPending() {
+            return state == WAITING && !executor.isShutdown();
+        }
+
         @Override
         public boolean cancel() {
+            return withdraw() && !executor.isShutdown(); // after close() the task was discarded already
+        }
+
+        /** Moves WAITING to CANCELLED and drops the task from the pool; false if it ran or was dropped. */
+        boolean withdraw() {
             if (!STATE.compareAndSet(this, WAITING, CANCELLED)) {
                 return false;
+            }
+            if (task instanceof Discardable) {
+                discardables.remove(this);
             }
             task = null;
             ScheduledFuture<?> f = future;
             if (f != null) {
                 f.cancel(false); // removes it from the queue at once
             }
-            return !executor.isShutdown(); // after close() the task was discarded already
+            return true;
         }
     }
 

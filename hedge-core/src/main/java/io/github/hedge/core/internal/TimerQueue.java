@@ -4,31 +4,42 @@ import io.github.hedge.core.spi.HedgeScheduler;
 import io.github.hedge.core.spi.ScheduledTask;
 import io.github.hedge.core.spi.Ticker;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 
 /**
- * One executor's pending hedge timers, in due order, on top of its {@link HedgeScheduler}: the
- * scheduler holds at most one task for the whole queue (armed for the earliest due time) instead of
- * one per call. Scheduling and cancelling a timer is a short critical section on an intrusive list
- * (usually O(1): delays are nearly constant, so new timers go at the tail), and a cancelled timer is
- * unlinked at once, so the queue never holds more timers than calls waiting for a hedge.
+ * One executor's pending timers (hedge timers, or call deadlines), in due order, on top of its
+ * {@link HedgeScheduler}: the scheduler holds at most one task for the whole queue (armed for the
+ * earliest due time) instead of one per call.
+ *
+ * <p>The queue is a binary min-heap indexed by node, so scheduling and cancelling a timer cost
+ * {@code O(log n)} under the queue's monitor for any mix of delays (per-call deadlines differ per
+ * call); with a constant delay a new timer is the latest and settles at the bottom after one
+ * comparison. A cancelled timer is removed at once, so the queue never holds more timers than calls
+ * waiting for one. Timers due at the same instant fire in the order they were scheduled.
  *
  * <p>When the queue empties the armed scheduler task is left to expire on its own (it finds nothing
  * due and arms nothing), so a stream of calls whose primaries answer before their delay costs the
- * scheduler about one task per delay period rather than a schedule and a cancel per call. A timer
- * fires on the scheduler's thread at its own due time, as precisely as the scheduler fires.
+ * scheduler about one task per delay period rather than a schedule and a cancel per call. The armed
+ * task is trusted only while the scheduler reports it {@linkplain ScheduledTask#isPending()
+ * pending}: once a closed scheduler has discarded it, the next timer re-arms, and the scheduler's
+ * refusal reaches the caller of {@link #schedule}. A built-in scheduler that closes tells the
+ * queue at once ({@link Discardable}), and every queued timer's discard callback runs, so the calls
+ * waiting on them are settled.
  *
  * <p>Internal; thread-safe.
  */
 public final class TimerQueue {
+    private static final int INITIAL_CAPACITY = 16;
+
     private final HedgeScheduler scheduler;
     private final Ticker ticker;
-    private final Runnable fire = this::fire;
+    private final Fire fire = new Fire();
 
     // guarded by this
-    private Node head;
-    private Node tail;
-    private long size;
+    private Node[] heap = new Node[INITIAL_CAPACITY];
+    private int size;
+    private long sequence;
     private ScheduledTask armed;
     private long armedDue;
 
@@ -40,26 +51,40 @@ public final class TimerQueue {
     /**
      * Queues {@code task} to run once after {@code delayNanos}.
      *
-     * @return a handle whose {@code cancel()} unlinks it
+     * @return a handle whose {@code cancel()} removes it
      * @throws RuntimeException what the scheduler throws when it refuses to arm (it was closed);
      *     the timer is then not queued
      */
     public ScheduledTask schedule(Runnable task, long delayNanos) {
+        return schedule(task, null, delayNanos);
+    }
+
+    /**
+     * Queues {@code task} to run once after {@code delayNanos}; if a built-in scheduler is closed
+     * before it runs, {@code onDiscard} is told instead (on the closing thread).
+     *
+     * @return a handle whose {@code cancel()} removes it
+     * @throws RuntimeException what the scheduler throws when it refuses to arm (it was closed);
+     *     the timer is then not queued
+     */
+    ScheduledTask schedule(Runnable task, Discardable onDiscard, long delayNanos) {
         long now = ticker.nanoTime();
-        Node n = new Node(this, task, now + Math.max(0, delayNanos));
+        Node n = new Node(this, task, onDiscard, now + Math.max(0, delayNanos));
         synchronized (this) {
+            n.seq = sequence++;
             insertLocked(n);
-            if (armed == null || n.due - armedDue < 0) {
-                // the earliest timer moved up: arm for it (and drop an arming for later)
+            if (armed == null || n.due - armedDue < 0 || !armed.isPending()) {
+                // the earliest timer moved up, or the armed task will never run: arm for the earliest
                 ScheduledTask previous = armed;
+                long due = heap[0].due;
                 try {
-                    armed = scheduler.schedule(fire, n.due - now);
+                    armed = scheduler.schedule(fire, due - now);
                 } catch (RuntimeException e) {
-                    unlinkLocked(n);
+                    removeLocked(n);
                     armed = previous;
                     throw e;
                 }
-                armedDue = n.due;
+                armedDue = due;
                 if (previous != null) {
                     previous.cancel();
                 }
@@ -74,50 +99,122 @@ public final class TimerQueue {
     }
 
     private void insertLocked(Node n) {
-        Node after = tail;
-        while (after != null && after.due - n.due > 0) {
-            after = after.prev;
+        if (size == heap.length) {
+            heap = Arrays.copyOf(heap, size * 2);
         }
-        n.prev = after;
-        n.next = after == null ? head : after.next;
-        if (after == null) {
-            head = n;
-        } else {
-            after.next = n;
-        }
-        if (n.next == null) {
-            tail = n;
-        } else {
-            n.next.prev = n;
-        }
-        n.queued = true;
-        size++;
+        n.index = size;
+        heap[size++] = n;
+        siftUp(n.index);
     }
 
-    private void unlinkLocked(Node n) {
-        if (n.prev == null) {
-            head = n.next;
-        } else {
-            n.prev.next = n.next;
-        }
-        if (n.next == null) {
-            tail = n.prev;
-        } else {
-            n.next.prev = n.prev;
-        }
-        n.prev = null;
-        n.next = null;
-        n.queued = false;
+    private void removeLocked(Node n) {
+        int i = n.index;
+        n.index = -1;
         size--;
+        Node last = heap[size];
+        heap[size] = null;
+        if (i != size) {
+            heap[i] = last;
+            last.index = i;
+            siftDown(i);
+            if (heap[i] == last) {
+                siftUp(i);
+            }
+        }
+        if (heap.length > INITIAL_CAPACITY && size < heap.length / 4) {
+            heap = Arrays.copyOf(heap, heap.length / 2); // a burst of timers does not pin memory
+        }
+    }
+
+    private static boolean before(Node a, Node b) {
+        long d = a.due - b.due;
+        return d < 0 || (d == 0 && a.seq < b.seq);
+    }
+
+    private void siftUp(int i) {
+        Node n = heap[i];
+        while (i > 0) {
+            int parent = (i - 1) >>> 1;
+            Node p = heap[parent];
+            if (!before(n, p)) {
+                break;
+            }
+            heap[i] = p;
+            p.index = i;
+            i = parent;
+        }
+        heap[i] = n;
+        n.index = i;
+    }
+
+    private void siftDown(int i) {
+        Node n = heap[i];
+        int half = size >>> 1;
+        while (i < half) {
+            int child = 2 * i + 1;
+            int right = child + 1;
+            if (right < size && before(heap[right], heap[child])) {
+                child = right;
+            }
+            Node c = heap[child];
+            if (!before(c, n)) {
+                break;
+            }
+            heap[i] = c;
+            c.index = i;
+            i = child;
+        }
+        heap[i] = n;
+        n.index = i;
     }
 
     private synchronized boolean cancel(Node n) {
-        if (!n.queued) {
+        if (n.index < 0) {
             return false;
         }
-        unlinkLocked(n);
+        removeLocked(n);
         n.task = null;
         return true;
+    }
+
+    /**
+     * The armed scheduler task was dropped by a closing scheduler: no timer of this queue can fire
+     * any more, so each is handed to its discard callback, and the next {@link #schedule} re-arms
+     * (and learns that the scheduler refuses).
+     */
+    private void discardAll() {
+        Node[] dropped;
+        int count;
+        synchronized (this) {
+            armed = null;
+            dropped = heap;
+            count = size;
+            heap = new Node[INITIAL_CAPACITY];
+            size = 0;
+            for (int i = 0; i < count; i++) {
+                dropped[i].index = -1;
+                dropped[i].task = null;
+            }
+        }
+        for (int i = 0; i < count; i++) {
+            Discardable d = dropped[i].onDiscard;
+            if (d != null) {
+                SchedulerThreads.runGuarded(d::discarded);
+            }
+        }
+    }
+
+    /** The task armed on the scheduler. */
+    private final class Fire implements Runnable, Discardable {
+        @Override
+        public void run() {
+            fire();
+        }
+
+        @Override
+        public void discarded() {
+            discardAll();
+        }
     }
 
     /** The armed scheduler task: runs every timer due, then arms for the next one, if any. */
@@ -126,21 +223,22 @@ public final class TimerQueue {
         synchronized (this) {
             armed = null;
             long now = ticker.nanoTime();
-            while (head != null && head.due - now <= 0) {
-                Node n = head;
-                unlinkLocked(n);
+            while (size > 0 && heap[0].due - now <= 0) {
+                Node n = heap[0];
+                removeLocked(n);
                 if (due == null) {
                     due = new ArrayList<>(4);
                 }
                 due.add(n.task);
                 n.task = null;
             }
-            if (head != null) {
+            if (size > 0) {
                 try {
-                    armed = scheduler.schedule(fire, head.due - now);
-                    armedDue = head.due;
+                    armed = scheduler.schedule(fire, heap[0].due - now);
+                    armedDue = heap[0].due;
                 } catch (RuntimeException e) {
-                    // the scheduler was closed: nothing can fire any more; the calls go on unhedged
+                    // the scheduler was closed: nothing can fire any more; the next schedule() re-arms
+                    // and reports the refusal to its caller
                 }
             }
         }
@@ -155,20 +253,28 @@ public final class TimerQueue {
     private static final class Node implements ScheduledTask {
         final TimerQueue queue;
         final long due;
+        final Discardable onDiscard;
+        long seq; // guarded by the queue
         Runnable task; // guarded by the queue
-        Node prev; // guarded by the queue
-        Node next; // guarded by the queue
-        boolean queued; // guarded by the queue
+        int index = -1; // guarded by the queue; -1 once fired, cancelled or discarded
 
-        Node(TimerQueue queue, Runnable task, long due) {
+        Node(TimerQueue queue, Runnable task, Discardable onDiscard, long due) {
             this.queue = queue;
             this.task = task;
+            this.onDiscard = onDiscard;
             this.due = due;
         }
 
         @Override
         public boolean cancel() {
             return queue.cancel(this);
+        }
+
+        @Override
+        public boolean isPending() {
+            synchronized (queue) {
+                return index >= 0;
+            }
         }
     }
 }

@@ -362,10 +362,24 @@ public final class HedgeMetrics implements MeterBinder, AutoCloseable {
             if (m != null) {
                 return m;
             }
-            if (byOperation.size() >= MAX_OPERATIONS) {
-                op = OTHER_OPERATION;
+            // a new label: decided under the binding's monitor, so threads bringing new labels at
+            // once cannot all pass the size check: at most MAX_OPERATIONS labels, plus "other"
+            synchronized (this) {
+                m = byOperation.get(op);
+                if (m != null) {
+                    return m;
+                }
+                if (byOperation.size() >= MAX_OPERATIONS) {
+                    op = OTHER_OPERATION;
+                    m = byOperation.get(op);
+                    if (m != null) {
+                        return m;
+                    }
+                }
+                m = new CallMeters(this, Tags.of(TAG_OPERATION, op));
+                byOperation.put(op, m);
+                return m;
             }
-            return byOperation.computeIfAbsent(op, o -> new CallMeters(this, Tags.of(TAG_OPERATION, o)));
         }
     }
 

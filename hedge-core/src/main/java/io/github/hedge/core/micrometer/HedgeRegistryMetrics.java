@@ -67,7 +67,9 @@ public final class HedgeRegistryMetrics implements MeterBinder, AutoCloseable {
     @Override
     public void bindTo(MeterRegistry meterRegistry) {
         Checks.notNull("meterRegistry", meterRegistry);
-        boolean subscribe;
+        // follow the registry before reading it, so an executor added meanwhile is seen by one of
+        // the two (or both: binding is idempotent); added() waits for this monitor
+        subscribeOnce();
         synchronized (this) {
             if (closed) {
                 throw new IllegalStateException("HedgeRegistryMetrics is closed");
@@ -79,19 +81,23 @@ public final class HedgeRegistryMetrics implements MeterBinder, AutoCloseable {
             for (HedgedExecutor e : registry.getAllExecutors()) {
                 metricsFor(e).bindTo(meterRegistry);
             }
-            subscribe = !subscribed;
+        }
+    }
+
+    private void subscribeOnce() {
+        synchronized (this) {
+            if (subscribed) {
+                return;
+            }
             subscribed = true;
         }
-        if (subscribe) {
-            registry.getEventPublisher()
-                    .onEntryAdded((EntryAddedEvent<HedgedExecutor> ev) -> added(ev.getAddedEntry()));
-            registry.getEventPublisher()
-                    .onEntryRemoved((EntryRemovedEvent<HedgedExecutor> ev) -> removed(ev.getRemovedEntry()));
-            registry.getEventPublisher().onEntryReplaced((EntryReplacedEvent<HedgedExecutor> ev) -> {
-                removed(ev.getOldEntry());
-                added(ev.getNewEntry());
-            });
-        }
+        registry.getEventPublisher().onEntryAdded((EntryAddedEvent<HedgedExecutor> ev) -> added(ev.getAddedEntry()));
+        registry.getEventPublisher()
+                .onEntryRemoved((EntryRemovedEvent<HedgedExecutor> ev) -> removed(ev.getRemovedEntry()));
+        registry.getEventPublisher().onEntryReplaced((EntryReplacedEvent<HedgedExecutor> ev) -> {
+            removed(ev.getOldEntry());
+            added(ev.getNewEntry());
+        });
     }
 
     private HedgeMetrics metricsFor(HedgedExecutor e) {

@@ -30,7 +30,8 @@ public final class VirtualTimeScheduler implements HedgeScheduler, Ticker {
 
     @Override
     public synchronized ScheduledTask schedule(Runnable task, long delayNanos) {
-        Task t = new Task(task, now + Math.max(0, delayNanos), sequence++);
+        long d = Math.max(0, delayNanos);
+        Task t = new Task(task, now + d < now ? Long.MAX_VALUE : now + d, sequence++); // saturates
         queue.add(t);
         pending++;
         return t;
@@ -138,6 +139,13 @@ public final class VirtualTimeScheduler implements HedgeScheduler, Ticker {
             this.runnable = runnable;
             this.due = due;
             this.seq = seq;
+        }
+
+        @Override
+        public boolean isPending() {
+            synchronized (VirtualTimeScheduler.this) {
+                return state == WAITING;
+            }
         }
 
         @Override

@@ -85,4 +85,87 @@ class TimerQueueTest {
         time.advanceNanos(5 * MS);
         assertThat(fired).containsExactly("after@5");
     }
+
+    @Test
+    void should_fire_in_due_order_when_mixed_delays_and_cancellations_interleave() {
+        // per-call deadlines differ per call: thousands of long timers, then short ones, in random mix
+        java.util.Random random = new java.util.Random(7);
+        List<long[]> expected = new ArrayList<>(); // {due, seq}
+        List<ScheduledTask> handles = new ArrayList<>();
+        List<Long> firedAt = new ArrayList<>();
+        for (int i = 0; i < 20_000; i++) {
+            long delayMs = random.nextInt(4) == 0 ? 50 : 10_000 + random.nextInt(3);
+            long due = time.nanoTime() + delayMs * MS;
+            handles.add(queue.schedule(() -> firedAt.add(time.nanoTime()), delayMs * MS));
+            expected.add(new long[] {due, i});
+            if (i % 7 == 3) {
+                int victim = random.nextInt(handles.size());
+                if (handles.get(victim).cancel()) {
+                    expected.set(victim, null);
+                }
+            }
+            if (i % 1000 == 999) {
+                time.advanceNanos(MS); // some fire while others are added
+            }
+        }
+        time.runUntilIdle();
+        List<Long> wanted = expected.stream()
+                .filter(java.util.Objects::nonNull)
+                .map(e -> e[0])
+                .sorted()
+                .toList();
+        assertThat(firedAt).isSorted().isEqualTo(wanted);
+        assertThat(queue.size()).isZero();
+        assertThat(time.pendingTasks()).isZero();
+    }
+
+    @Test
+    void should_rearm_when_the_armed_task_was_discarded_by_a_closed_scheduler() {
+        ClosableHedgeScheduler pool = Schedulers.threadPool();
+        TimerQueue q = new TimerQueue(pool, time);
+        List<String> discarded = new ArrayList<>();
+        q.schedule(() -> {}, () -> discarded.add("first"), 10_000 * MS); // arms the pool for 10 s
+        pool.close(); // drops that task: nothing will ever fire it, and the queue is told
+        assertThat(discarded).containsExactly("first");
+        assertThat(q.size()).isZero();
+        // a later timer must not trust the dead arming: the scheduler's refusal reaches its caller
+        assertThatThrownBy(() -> q.schedule(() -> {}, 20_000 * MS)).isInstanceOf(RejectedExecutionException.class);
+        assertThat(q.size()).isZero();
+    }
+
+    @Test
+    void should_trust_no_armed_task_that_a_scheduler_of_its_own_reports_as_no_longer_pending() {
+        // a user scheduler that drops tasks silently but reports them through isPending()
+        List<Runnable> accepted = new ArrayList<>();
+        boolean[] closed = {false};
+        io.github.hedge.core.spi.HedgeScheduler own = new io.github.hedge.core.spi.HedgeScheduler() {
+            @Override
+            public ScheduledTask schedule(Runnable task, long delayNanos) {
+                if (closed[0]) {
+                    throw new RejectedExecutionException("closed");
+                }
+                accepted.add(task);
+                return new ScheduledTask() {
+                    @Override
+                    public boolean cancel() {
+                        return false;
+                    }
+
+                    @Override
+                    public boolean isPending() {
+                        return !closed[0];
+                    }
+                };
+            }
+
+            @Override
+            public long pendingTasks() {
+                return closed[0] ? 0 : accepted.size();
+            }
+        };
+        TimerQueue q = new TimerQueue(own, time);
+        q.schedule(() -> {}, 10_000 * MS);
+        closed[0] = true;
+        assertThatThrownBy(() -> q.schedule(() -> {}, 20_000 * MS)).isInstanceOf(RejectedExecutionException.class);
+    }
 }

@@ -324,6 +324,49 @@ class HedgeMetricsTest {
     }
 
     @Test
+    void should_never_exceed_the_operation_cap_when_threads_bring_new_labels_at_once() throws Exception {
+        bound(HedgeMetrics.builder("users", events).tagOperation(true).build());
+        int threads = 8;
+        java.util.concurrent.CyclicBarrier start = new java.util.concurrent.CyclicBarrier(threads);
+        List<Thread> workers = new java.util.ArrayList<>();
+        for (int t = 0; t < threads; t++) {
+            int offset = t;
+            Thread w = new Thread(() -> {
+                try {
+                    start.await();
+                } catch (Exception e) {
+                    throw new IllegalStateException(e);
+                }
+                for (int i = 0; i < 50; i++) {
+                    events.publish(new CallCompleted(
+                            "users",
+                            i,
+                            CallOutcome.SUCCESS,
+                            MS,
+                            1,
+                            List.of(new AttemptRecord(1, null, 0, MS, AttemptOutcome.WON, null)),
+                            "op" + (offset * 50 + i),
+                            null,
+                            MS));
+                }
+            });
+            workers.add(w);
+            w.start();
+        }
+        for (Thread w : workers) {
+            w.join();
+        }
+        Set<String> operations = registry.find("hedge.calls").counters().stream()
+                .map(c -> c.getId().getTag("operation"))
+                .collect(Collectors.toSet());
+        assertThat(operations).hasSize(HedgeMetrics.MAX_OPERATIONS + 1).contains("other");
+        double total = registry.find("hedge.calls").counters().stream()
+                .mapToDouble(c -> c.count())
+                .sum();
+        assertThat(total).isEqualTo(threads * 50);
+    }
+
+    @Test
     void should_use_prefix_and_common_tags_when_configured() {
         bound(HedgeMetrics.builder("users", events)
                 .prefix("myapp.hedging")

@@ -52,4 +52,33 @@ class HedgeRegistryMetricsTest {
         executors.executor("late");
         assertThat(meters.find("hedge.calls").tag("name", "late").counters()).isEmpty();
     }
+
+    @Test
+    void should_bind_an_executor_added_while_bind_to_runs() throws Exception {
+        for (int trial = 0; trial < 500; trial++) {
+            HedgedExecutorRegistry executors = HedgedExecutorRegistry.ofDefaults();
+            for (int i = 0; i < 20; i++) {
+                executors.executor("e" + i);
+            }
+            SimpleMeterRegistry meters = new SimpleMeterRegistry();
+            HedgeRegistryMetrics metrics = HedgeRegistryMetrics.of(executors);
+            java.util.concurrent.CyclicBarrier start = new java.util.concurrent.CyclicBarrier(2);
+            Thread adder = new Thread(() -> {
+                try {
+                    start.await();
+                } catch (Exception e) {
+                    throw new IllegalStateException(e);
+                }
+                executors.executor("late");
+            });
+            adder.start();
+            start.await();
+            metrics.bindTo(meters);
+            adder.join();
+            assertThat(metrics.boundExecutors()).as("trial %d", trial).contains("late");
+            assertThat(meters.find("hedge.calls").tag("name", "late").counters())
+                    .as("trial %d", trial)
+                    .isNotEmpty();
+        }
+    }
 }
