@@ -41,6 +41,7 @@ final class LoadRun {
     final Workload.Ledger ledger;
     final List<Sample> samples = new ArrayList<>();
     final Map<String, Long> events = new LinkedHashMap<>();
+    final List<String> slowCalls = new ArrayList<>();
     final long durationNanos;
     volatile long markedDownAt = -1;
     long hedgesSent;
@@ -102,6 +103,22 @@ final class LoadRun {
                     10,
                     TimeUnit.MILLISECONDS);
         }
+        // a trace of hedge's slow calls (attempts, targets, timings) next to the report, to explain them
+        Queue<String> slowCalls = new ConcurrentLinkedQueue<>();
+        io.github.hedge.core.event.Subscription sub = session instanceof HedgedCqlSession h
+                ? h.executor().events().subscribe(io.github.hedge.core.event.CallCompleted.class, e -> {
+                    if (e.totalNanos() > 50_000_000L) {
+                        slowCalls.add(String.format(
+                                java.util.Locale.ROOT,
+                                "%.3f s %s %.1f ms won=%d %s",
+                                (System.nanoTime() - t0) / 1e9,
+                                e.outcome(),
+                                e.totalNanos() / 1e6,
+                                e.winningAttempt(),
+                                e.attempts()));
+                    }
+                })
+                : null;
         List<Thread> threads = new ArrayList<>();
         for (int t = 0; t < THREADS + NON_IDEMPOTENT_THREADS; t++) {
             int thread = t;
@@ -149,6 +166,12 @@ final class LoadRun {
             }
         }
         events.shutdownNow();
+        if (sub != null) {
+            sub.close();
+            run.slowCalls.addAll(slowCalls);
+            run.slowCalls.add(
+                    "stats: " + ((HedgedCqlSession) session).executor().stats());
+        }
         run.samples.addAll(out);
         run.samples.sort((a, b) -> Long.compare(a.start(), b.start()));
         if (session instanceof HedgedCqlSession h) {

@@ -29,6 +29,12 @@ final class Report {
             for (LoadRun r : runs) {
                 Files.writeString(
                         DIR.resolve(fault + "-" + r.mode.name().toLowerCase(java.util.Locale.ROOT) + ".csv"), r.csv());
+                if (!r.slowCalls.isEmpty()) {
+                    Files.write(
+                            DIR.resolve(
+                                    fault + "-" + r.mode.name().toLowerCase(java.util.Locale.ROOT) + "-slow-calls.txt"),
+                            r.slowCalls);
+                }
             }
             plot(fault, title, runs);
         } catch (IOException e) {

@@ -1,0 +1,114 @@
+package io.github.hedge.cassandra.it;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.datastax.oss.driver.api.core.CqlSession;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.EnumMap;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+
+/**
+ * A GC-pause-like stall: node 2 gets SIGSTOP after 20 s of steady load and SIGCONT 2 s later (its
+ * connections stay open, nothing is refused), once per mode. With hedging no request waits for the
+ * stall: the slowest idempotent request is within twice the steady p99 plus the hedge delay.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+class StallIT {
+    static final Duration RUN = Duration.ofSeconds(28);
+    static final int WARMUP_S = 8;
+    static final int STALL_S = 20;
+    static final Duration STALL = Duration.ofSeconds(2);
+    static final int VICTIM = 2;
+
+    private final Map<Mode, LoadRun> runs = new EnumMap<>(Mode.class);
+    private final Map<Mode, Workload.Check> checks = new EnumMap<>(Mode.class);
+
+    @BeforeAll
+    void runEveryMode() {
+        Fixture f = Fixture.get();
+        Duration constantDelay = Duration.ofMillis(20);
+        for (Mode mode : Mode.selected()) {
+            LoadRun run;
+            try (CqlSession s = mode.open(constantDelay)) {
+                Fixture.waitAllUp(s);
+                run = LoadRun.run(
+                        mode,
+                        s,
+                        "stall-" + mode,
+                        RUN,
+                        0,
+                        List.of(
+                                new LoadRun.Event("fault", Duration.ofSeconds(STALL_S), () -> f.cluster.stall(VICTIM)),
+                                new LoadRun.Event(
+                                        "resume",
+                                        Duration.ofSeconds(STALL_S).plus(STALL),
+                                        () -> f.cluster.resume(VICTIM))));
+            } finally {
+                f.cluster.resume(VICTIM); // never leave a node stopped
+            }
+            runs.put(mode, run);
+            if (mode == Mode.NONE) {
+                constantDelay = Scenario.sameExtraLoadDelay(run, WARMUP_S, STALL_S);
+            }
+            Fixture.waitAllUp(f.admin);
+            checks.put(mode, Workload.check(f.admin, run.ledger));
+        }
+        Scenario.report(
+                "stall",
+                "SIGSTOP of node 2 for 2 s at " + STALL_S + " s",
+                new ArrayList<>(runs.values()),
+                WARMUP_S,
+                STALL_S,
+                checks,
+                constantDelay);
+    }
+
+    /**
+     * Asserted for the policy mode only. The wrapped session (defaults) does not pass reliably:
+     * with a stalled node as primary for a third of the calls, its 5% budget runs out within the
+     * 2 s (a quiet run here: 24 hedges denied, slowest request 919 ms), because its latency-aware
+     * ordering cannot see the stalled node (its attempts there neither finish nor get cancelled
+     * until SIGCONT), whereas the policy mode's load-balancing policy records a lower bound for the
+     * primary's node when a speculative execution fires, and stops sending primaries there.
+     * docs/reliability.md shows both.
+     */
+    @Test
+    void should_not_make_any_request_wait_for_the_stall_when_hedging_in_policy_mode() {
+        for (Mode mode : List.of(Mode.HEDGE_POLICY)) {
+            LoadRun run = runs.get(mode);
+            if (run == null) {
+                continue;
+            }
+            long stall = run.at("fault");
+            List<LoadRun.Sample> steady =
+                    run.window(WARMUP_S * Scenario.S, stall, s -> s.kind().idempotent());
+            double p99 = LoadRun.percentileMs(steady, 0.99);
+            double hedgeDelay = LoadRun.percentileMs(steady, 0.95); // the delay policy's p95
+            double max = LoadRun.maxMs(run.window(
+                    stall - Scenario.S, run.at("resume"), s -> s.kind().idempotent()));
+            assertThat(max)
+                    .as(
+                            "%s: slowest idempotent request around the stall (ms) vs 2 x p99 %.1f + delay %.1f",
+                            mode, p99, hedgeDelay)
+                    .isLessThanOrEqualTo(2 * p99 + hedgeDelay);
+            assertThat(run.failures(s -> s.kind().idempotent()))
+                    .as("%s: failures", mode)
+                    .isZero();
+        }
+    }
+
+    @Test
+    void should_read_back_every_acknowledged_write_when_a_node_stalls() {
+        checks.forEach((mode, c) -> Scenario.assertNothingLost(mode, c));
+    }
+
+    @Test
+    void should_apply_counter_updates_and_conditional_inserts_exactly_once_when_a_node_stalls() {
+        checks.forEach((mode, c) -> Scenario.assertExactlyOnce(mode, c));
+    }
+}
