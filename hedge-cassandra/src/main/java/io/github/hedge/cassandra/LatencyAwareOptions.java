@@ -5,11 +5,13 @@ import java.util.Objects;
 
 /**
  * Settings of latency-aware node ordering (the idea of the 3.x driver's {@code LatencyAwarePolicy}):
- * each node's latency is a time-decayed average; a node whose average exceeds {@code
+ * each node's score is the median of its first {@code minMeasurements} measurements, then a
+ * time-decayed average of measurements clipped at 4 times the score (so one answer from a healthy
+ * node's heavy tail moves it little); a node whose score exceeds {@code
  * exclusionThreshold} times the best node's goes to the back of the query plan, so primaries stop
  * going to it and hedges go to healthy nodes. An excluded node receives no primaries, hence no new
- * measurements; once {@code retryPeriod} passes without one, it is tried again, and that probe's
- * latency decides whether it comes back. A best average under 1 ms counts as 1 ms, so that
+ * measurements; once {@code retryPeriod} passes without one, it is tried again and scored afresh
+ * from its next {@code minMeasurements} measurements. A best average under 1 ms counts as 1 ms, so that
  * sub-millisecond noise (loopback, a busy client) cannot exclude a healthy node.
  *
  * <p>Units: durations; the threshold is a ratio. Immutable and thread-safe.

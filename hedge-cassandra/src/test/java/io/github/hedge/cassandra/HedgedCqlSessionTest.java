@@ -215,11 +215,12 @@ class HedgedCqlSessionTest {
                         .retryPeriod(Duration.ofMillis(700))
                         .build());
         List<CallCompleted> calls = record(session);
-        for (int k = 0; k < 60; k++) {
+        for (int k = 0; k < 90; k++) {
             session.execute(insert(k).setIdempotent(true));
         }
-        Thread.sleep(150); // let the last losers finish and be measured
-        List<CallCompleted> late = calls.subList(30, 60);
+        // losers finish 100 ms after they started, so the slow node's measurements arrive late:
+        // the last 30 calls come after them
+        List<CallCompleted> late = calls.subList(60, 90);
         assertThat(late).noneMatch(c -> c.attempts().get(0).target().equals(slowTarget));
 
         sim.heal(0);

@@ -255,6 +255,55 @@ class SyncFormTest {
         assertThat(ex.stats().inFlightCalls()).isZero();
     }
 
+    @Test
+    void should_never_mutate_the_callables_exception_when_it_is_a_shared_instance() {
+        // no hedge: the second attempt is the retry of the first's failure, so the order is known
+        HedgedExecutor ex = HedgedExecutor.of(
+                "sync",
+                config().maxAttempts(2)
+                        .delay(DelayPolicy.fixed(Duration.ofHours(1)))
+                        .build());
+        IOException shared = new IOException("preallocated");
+        AtomicBoolean first = new AtomicBoolean();
+        for (int i = 0; i < 200; i++) {
+            first.set(true);
+            assertThatThrownBy(() -> ex.execute(() -> {
+                        if (first.getAndSet(false)) {
+                            throw shared;
+                        }
+                        throw new IllegalStateException("other attempt");
+                    }))
+                    .isSameAs(shared);
+        }
+        assertThat(shared.getSuppressed()).isEmpty();
+    }
+
+    @Test
+    void should_not_run_the_callable_again_when_the_call_ended_after_the_hedge_was_reserved() throws Exception {
+        HedgedExecutor ex = HedgedExecutor.of("sync", config().build());
+        java.util.concurrent.atomic.AtomicInteger runs = new java.util.concurrent.atomic.AtomicInteger();
+        CountDownLatch release = new CountDownLatch(1);
+        // the hedge is reserved, then the caller's thread is interrupted before it starts
+        Thread caller = Thread.currentThread();
+        ex.events().subscribe(io.github.hedge.core.event.HedgeSent.class, e -> {
+            caller.interrupt();
+            // hold the hedge between its reservation and its start until the caller has ended the call
+            long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+            while (ex.stats().cancelled() == 0 && System.nanoTime() < until) {
+                Thread.onSpinWait();
+            }
+        });
+        assertThatThrownBy(() -> ex.execute(() -> {
+                    runs.incrementAndGet();
+                    release.await();
+                    return "never";
+                }))
+                .isInstanceOf(InterruptedException.class);
+        release.countDown();
+        assertThat(runs).hasValue(1); // only the primary's callable ever ran
+        assertThat(ex.stats().cancelled()).isEqualTo(1);
+    }
+
     private static boolean isVirtual(Thread t) {
         try {
             Method m = Thread.class.getMethod("isVirtual");

@@ -2,15 +2,18 @@ package io.github.hedge.cassandra.internal;
 
 import io.github.hedge.core.spi.Ticker;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * Per-node latency scores for latency-aware ordering (the idea of the 3.x driver's {@code
- * LatencyAwarePolicy}): a time-decayed average per node; a node whose average is above {@code
- * threshold} times the best node's goes to the back of the plan until {@code retryPeriod} passes
- * without a new measurement, then it is tried again (probed).
+ * LatencyAwarePolicy}): per node, the median of its first {@code minMeasurements} measurements,
+ * then a time-decayed average of samples clipped at {@link #CLIP} times the average (robust to a
+ * healthy node's heavy tail); a node whose score is above {@code threshold} times the best node's
+ * goes to the back of the plan until {@code retryPeriod} passes without a new measurement, then it
+ * is tried again (probed) and scored afresh.
  *
  * <p>Thread-safe: each score is updated under its own lock; reads are racy but consistent per node.
  *
@@ -109,6 +112,12 @@ public final class LatencyScores<K> {
         }
     }
 
+    /** A sample counts at most this many times the current average. */
+    static final double CLIP = 4.0;
+
+    /** The least weight of a sample: measurements arriving at one instant still move the average. */
+    static final double MIN_WEIGHT = 0.01;
+
     /** Averages below this count as this much: loopback noise of a few hundred µs excludes nobody. */
     static final double FLOOR_NANOS = 1_000_000;
 
@@ -142,24 +151,34 @@ public final class LatencyScores<K> {
     }
 
     private final class Score {
+        private final long[] initial = new long[Math.min(minMeasurements, 15)];
         private long count;
         private long lastNanos;
         private double average = Double.NaN;
 
         synchronized void update(long now, long latencyNanos) {
-            if (count == 0 || now - lastNanos >= retryPeriodNanos) {
-                // first measurement, or the first after a silence as long as the retry period (a
-                // probe of an excluded node): the old average says nothing about the node now, so
-                // one probe decides whether a healed node comes back or a slow one stays out
-                average = latencyNanos;
-                count++;
-            } else {
-                double keep = Math.exp(-(double) Math.max(0, now - lastNanos) / scaleNanos);
-                // a burst of measurements at one instant still moves the average a little each
-                keep = Math.min(keep, 0.9);
-                average = keep * average + (1 - keep) * latencyNanos;
-                count++;
+            if (count > 0 && now - lastNanos >= retryPeriodNanos) {
+                // the first measurement after a silence as long as the retry period (the probe of an
+                // excluded node): the old average says nothing about the node now; start over
+                count = 0;
             }
+            if (count < minMeasurements) {
+                // until the node has enough measurements, the median of its first ones: one answer
+                // from a healthy node's heavy tail does not make it look slow
+                initial[(int) (count % initial.length)] = latencyNanos;
+                int n = (int) Math.min(count + 1, initial.length);
+                long[] sorted = Arrays.copyOf(initial, n);
+                Arrays.sort(sorted);
+                average = sorted[(n - 1) / 2];
+            } else {
+                // time-decayed average; a sample counts at most CLIP times the current average, so
+                // a healthy node's heavy tail (one 400 ms answer among 3 ms ones) moves it little,
+                // while a node that really slowed down still climbs, up to CLIP-fold per full weight
+                double weight = Math.max(MIN_WEIGHT, 1 - Math.exp(-(double) Math.max(0, now - lastNanos) / scaleNanos));
+                double sample = Math.min(latencyNanos, CLIP * Math.max(average, FLOOR_NANOS));
+                average += weight * (sample - average);
+            }
+            count++;
             lastNanos = now;
         }
     }
