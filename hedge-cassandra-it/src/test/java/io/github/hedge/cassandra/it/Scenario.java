@@ -40,12 +40,26 @@ final class Scenario {
             int faultS,
             Map<Mode, Workload.Check> checks,
             Duration constantDelay) {
+        report(fault, title, runs, warmupS, faultS, checks, constantDelay, null, null);
+    }
+
+    /** As above, with one more column: the target for this fault and whether the run met it. */
+    static void report(
+            String fault,
+            String title,
+            List<LoadRun> runs,
+            int warmupS,
+            int faultS,
+            Map<Mode, Workload.Check> checks,
+            Duration constantDelay,
+            String targetHeader,
+            java.util.function.Function<LoadRun, String> target) {
         List<String> rows = new ArrayList<>();
         rows.add("| mode | requests | failed (idempotent) | failed (counter, LWT) | steady req/s | lowest req/s"
                 + " after the fault | steady p99 ms | p99 ms, fault +0-5 s | max ms after the fault"
                 + " | extra executions | node marked down after | acked writes read back"
-                + " | counter = acked (+ failed) |");
-        rows.add("|---|---|---|---|---|---|---|---|---|---|---|---|---|");
+                + " | counter = acked (+ failed) |" + (target == null ? "" : " " + targetHeader + " |"));
+        rows.add("|---|---|---|---|---|---|---|---|---|---|---|---|---|" + (target == null ? "" : "---|"));
         for (LoadRun r : runs) {
             long at = r.events.containsKey("fault") ? r.at("fault") : faultS * S;
             int[] t = r.throughputPerSecond();
@@ -72,7 +86,7 @@ final class Scenario {
                     + " | " + (r.markedDownAt < 0 ? "-" : String.format("%.2f s", (r.markedDownAt - at) / 1e9))
                     + " | " + (c == null ? "-" : (c.acked() - c.missingInserts().size()) + "/" + c.acked())
                     + " | " + (c == null ? "-" : c.counter() + " = " + c.countAcked() + " (+" + c.countFailed() + ")")
-                    + " |");
+                    + " |" + (target == null ? "" : " " + target.apply(r) + " |"));
         }
         String header = "Constant policy delay: " + constantDelay.toMillis()
                 + " ms (the unhedged run's p95 before the fault). Rate " + LoadRun.RATE + " req/s from "
