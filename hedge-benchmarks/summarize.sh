@@ -42,6 +42,16 @@ done
   + " p999 during slowdown hedged \(.during_slowdown.hedged.p999) vs unhedged \(.during_slowdown.unhedged.p999) ms; extra_load \(.extra_load)"' "$OUT/shift.json"
 [[ -f $OUT/load.json ]] && jq -r '.utilizations[] | "== load rho \(.utilization): p999 hedged \(.hedged.p999) vs unhedged \(.unhedged.p999) ms (ratio \(.p999_hedged_over_unhedged));"
   + " goodput \(.hedged.goodput_per_s) vs \(.unhedged.goodput_per_s)/s; extra_load \(.hedged.extra_load); wasted \(.hedged.wasted_work_share)"' "$OUT/load.json"
+[[ -f $OUT/shift-5x.json ]] && jq -r '"== shift 5x: delay_max/healthy_p95 \(.delay_max_over_healthy_p95); extra load back within b+0.5pp after \(.extra_load_within_b_plus_half_pp_after_s) s"
+  + " (max per second \(.max_extra_load_per_second_during_slowdown)); extra_load \(.extra_load)"' "$OUT/shift-5x.json"
+for f in "$OUT/sweep.jsonl" "$OUT/pegasus.jsonl"; do
+  [[ -f $f ]] || continue
+  echo "== $(basename "$f"): dist b | p999 p9999 hedged/oracle | extra_load (limit) | denied/sent | est unhedged p99 p999 / true"
+  jq -r 'select(.scenario == "sweep") | "  \(.dist) \(.budget) | \(.hedged_p999_over_oracle) \(.hedged_p9999_over_oracle)"
+    + " | \(.hedged.extra_load) (\(.extra_load_limit)) | \(.hedged.budget_denied)/\(.hedged.hedges_sent)"
+    + " | \(.estimated_unhedged.p99_over_true) \(.estimated_unhedged.p999_over_true)"' "$f"
+  jq -c 'select(.scenario == "sweep-summary")' "$f"
+done
 [[ -f $OUT/timers.json ]] && jq -r '"== timers: lateness p99 \(.lateness.p99_ratio) x 5 ms (met \(.lateness.met));"
   + " after \(.schedule_cancel.calls) schedule+cancel: pending \(.schedule_cancel.pending_after), in flight \(.schedule_cancel.in_flight_after) (met \(.schedule_cancel.met))"' "$OUT/timers.json"
 exit 0

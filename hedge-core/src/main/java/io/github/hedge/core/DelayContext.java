@@ -26,6 +26,18 @@ public interface DelayContext {
     LatencyTracker latency();
 
     /**
+     * How full the call's budget is now, as a share of the most tokens it may save (a lock-free
+     * estimate, {@link HedgeBudget#fill()}), so that an adaptive policy can aim at less demand while
+     * the budget refills ({@link PercentileDelay.Builder#budgetFeedback(boolean)}).
+     *
+     * @return in [0, 1]; 1 when unknown or unlimited (the default, and what {@link #of} contexts
+     *     report)
+     */
+    default double budgetFill() {
+        return 1.0;
+    }
+
+    /**
      * A context built from plain values.
      *
      * @param attemptNumber the attempt about to be started, at least 2

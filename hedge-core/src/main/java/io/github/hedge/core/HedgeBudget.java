@@ -8,49 +8,55 @@ import java.util.concurrent.atomic.AtomicReferenceArray;
 import java.util.concurrent.atomic.LongAdder;
 
 /**
- * Caps extra attempts (hedges) at a ratio of primary calls over a sliding window of time, so that
- * hedging can never add more than a stated fraction of load to a struggling backend.
+ * Caps extra attempts (hedges) at a ratio of primary calls, with a bounded burst, so that hedging
+ * can never add more than a stated fraction of load to a struggling backend.
  *
- * <h2>Rule</h2>
+ * <h2>Rule: a token bucket with a burst cap</h2>
  *
- * {@link #tryAcquire()} grants an extra attempt iff, counted over the window,
+ * Every primary call ({@link #recordPrimary()}) deposits {@code ratio} tokens; {@link #tryAcquire()}
+ * grants an extra attempt iff a whole token is left, and takes it. The bucket holds at most
  *
- * <pre>{@code hedges + 1 <= ratio * primaries + minPerSecond * windowSeconds}</pre>
+ * <pre>{@code cap = max(minBurst, burst * ratio * primariesInWindow) + minPerSecond * windowSeconds}</pre>
  *
- * where {@code primaries} are the {@link #recordPrimary()} calls and {@code hedges} the grants in
- * the window. The right-hand side is evaluated in fixed point (ratio and floor are rounded to
- * 10<sup>-9</sup> of a token when built), so {@code 0.29 * 100} is exactly 29 tokens, not
- * 28.999999999999996. A ratio of 0.05 (the default) allows one hedge per 20 primary calls; a ratio
- * of 1 allows one hedge per primary call (it is still a cap; {@link #unlimited()} is the budget
- * that never denies).
+ * tokens, where {@code primariesInWindow} are the primaries of the last {@link #window()}; deposits
+ * beyond the cap are lost. Tokens are kept in fixed point (ratio and floor rounded to 10<sup>-9</sup>
+ * of a token when built), so {@code 0.29 * 100} is exactly 29 tokens, not 28.999999999999996.
  *
- * <p>The window is made of 10 buckets of {@code window / 10} each and slides one bucket at a time:
- * at any instant it holds the current, partly elapsed bucket plus the 9 before it, so between 90%
- * and 100% of {@code window}. Hedges and primaries leave the window together. Time comes from the
- * injected {@link Ticker} (nanoseconds); buckets rotate lazily when a call sees the ticker pass a
- * bucket boundary, and there is no background thread.
+ * <p><b>What holds.</b> Over <em>any</em> interval {@code I} of time:
  *
- * <h2>Low rates</h2>
+ * <pre>{@code hedges(I) <= ratio * primaries(I) + cap(start of I) + minPerSecond * seconds(I)}</pre>
  *
- * A ratio can only produce a token once the window holds {@code 1 / ratio} primary calls: at 5%, 20
- * primaries. At 1 call per second a 10 s window never holds more than 10 primaries (0.5 tokens), so
- * such a budget grants <em>no</em> hedge at all; the default 30 s window holds 27 to 30 primaries,
- * so about one hedge every 20 s; a 60 s window holds 54 to 60, so 2 to 3 hedges per minute, which
- * is the 5% asked for. For low rates,
- * pick a window that holds at least {@code 1 / ratio} primaries ({@code window >= 1 / (ratio *
- * callsPerSecond)}), or set {@link Builder#minPerSecond(double)}, which adds a floor of tokens that
- * does not depend on traffic. There is no hidden floor: the default {@code minPerSecond} is 0, so
- * extra load never exceeds the stated ratio unless a floor is asked for (and then by at most the
- * floor).
+ * and the bound is tight (a caller that wants a hedge on every call reaches it). With the default
+ * {@code burst} of 0.25 and a steady rate, an interval of one window's length therefore holds at
+ * most 1.25 times the ratio, however the calls that want a hedge bunch up, as long as {@code 0.25 *
+ * ratio * primariesInWindow} is at least {@code minBurst} (default 20 tokens: at 5% and 1,000
+ * calls/s the burst is 375 tokens); below that, at most {@code ratio + minBurst / primaries(I)}.
+ * The worst case of a sliding window is 2 times, one window's worth spent at each of its ends. In the
+ * long run, hedges never exceed {@code ratio * primaries + cap}, at any rate: 5% holds at 1 call
+ * per minute too (one hedge per 20 primaries, whenever a call wants one), and there is no hidden
+ * floor (the default {@code minPerSecond} is 0, and then no token exists that a primary did not
+ * deposit). A ratio of 1 allows one hedge per primary call (still a cap; {@link #unlimited()} is the
+ * budget that never denies).
+ *
+ * <p><b>Why a burst.</b> On a stationary load with the delay at the {@code (1 - ratio)}
+ * percentile, demand equals supply on average; the burst absorbs the random fluctuations of demand,
+ * so such a budget almost never denies (a denied hedge is, by construction, a slow call), while a
+ * latency shift or an overload that makes every call want a hedge still meets the cap within the
+ * burst.
+ *
+ * <p>The window of {@code primariesInWindow} is made of 10 buckets of {@code window / 10} and
+ * slides one bucket at a time. Time comes from the injected {@link Ticker} (nanoseconds); buckets
+ * rotate lazily when a call sees the ticker pass a bucket boundary, and there is no background
+ * thread.
  *
  * <h2>Sharing and thread-safety</h2>
  *
  * One instance may be passed to several executors: they then share one budget (the primaries of
  * any of them pay for the hedges of any of them). Thread-safe. {@link #recordPrimary()} is
- * lock-free (a {@link LongAdder} increment on the common path) since it runs on every call; a
- * {@link #tryAcquire()} that denies is lock-free too, and one that may grant takes a short lock so
- * concurrent grants can never spend more than the rule allows. {@link #snapshot()} is a lock-free,
- * weakly consistent read.
+ * lock-free and O(1) (two {@link LongAdder} increments on the common path) since it runs on every
+ * call; a {@link #tryAcquire()} that denies on a lock-free pre-check takes no lock, one that may
+ * grant takes a short lock so concurrent grants can never spend more than the rule allows. {@link
+ * #snapshot()} is a lock-free, weakly consistent read.
  */
 public final class HedgeBudget {
     /** Number of buckets in the window. */
@@ -62,7 +68,13 @@ public final class HedgeBudget {
     private final double ratio;
     private final Duration window;
     private final double minPerSecond;
+    private final double burst;
+    private final double minBurst;
     private final Ticker ticker;
+    /** minBurst in units of 1/SCALE token. */
+    private final long minBurstScaled;
+    /** burst * ratio in units of 1/SCALE token per primary of the window. */
+    private final long burstScaled;
     /** ratio in units of 1/SCALE token per primary. */
     private final long ratioScaled;
     /** minPerSecond * windowSeconds in units of 1/SCALE token. */
@@ -75,6 +87,15 @@ public final class HedgeBudget {
     private volatile Bucket current;
 
     private final Object grantLock = new Object();
+    /** Every primary ever recorded; the bucket deposits {@code ratio} tokens for each. */
+    private final LongAdder primariesTotal = new LongAdder();
+    // guarded by grantLock; volatile for the lock-free pre-check and snapshot
+    private volatile long balanceScaled;
+    private volatile long accountedPrimaries;
+    /** The cap at the latest accrual, scaled; for {@link #availableTokens()}. */
+    private volatile long lastCapScaled;
+
+    private long lastAccrualNanos;
     private final LongAdder totalGranted = new LongAdder();
     private final LongAdder totalDenied = new LongAdder();
 
@@ -83,11 +104,15 @@ public final class HedgeBudget {
         this.ratio = unlimited ? Double.POSITIVE_INFINITY : b.ratio;
         this.window = b.window;
         this.minPerSecond = b.minPerSecond;
+        this.burst = b.burst;
+        this.minBurst = b.minBurst;
+        this.minBurstScaled = Math.round(b.minBurst * SCALE);
         this.ticker = b.ticker;
         long windowNanos = Checks.positiveNanos("window", b.window);
         this.ratioScaled = Math.round(b.ratio * SCALE);
         // tokens = minPerSecond * windowNanos / 1e9; scaled by SCALE (= 1e9) that is minPerSecond * windowNanos
         this.floorScaled = Math.round(b.minPerSecond * windowNanos); // saturates at Long.MAX_VALUE
+        this.burstScaled = Math.round(b.burst * b.ratio * SCALE);
         this.bucketNanos = Math.max(1, windowNanos / BUCKETS);
         this.origin = ticker.nanoTime();
         for (int i = 0; i < BUCKETS; i++) {
@@ -96,11 +121,14 @@ public final class HedgeBudget {
         Bucket first = new Bucket(0, origin, origin + bucketNanos);
         ring.set(0, first);
         this.current = first;
+        this.balanceScaled = floorScaled; // a floor can be used at once, as the window it stands for
+        this.lastAccrualNanos = origin;
+        this.lastCapScaled = Math.max(minBurstScaled, SCALE) + floorScaled;
     }
 
     /**
-     * @return a builder with the defaults: ratio 0.05, window 30 s, minPerSecond 0, the system
-     *     ticker
+     * @return a builder with the defaults: ratio 0.05, window 30 s, burst 0.25, minPerSecond 0,
+     *     the system ticker
      */
     public static Builder builder() {
         return new Builder();
@@ -143,6 +171,7 @@ public final class HedgeBudget {
      */
     public void recordPrimary(long nowNanos) {
         long now = nowNanos;
+        primariesTotal.increment();
         Bucket c = current;
         if (now >= c.start && now < c.end) {
             c.primaries.increment();
@@ -163,16 +192,19 @@ public final class HedgeBudget {
             totalGranted.increment();
             return true;
         }
-        // Lock-free pre-check: denying on a slightly stale view is always safe.
-        if (!allows(epochOf(ticker.nanoTime()))) {
+        // Lock-free pre-check: the balance plus every deposit not yet accounted, ignoring the cap
+        // and the floor's accrual; denying on it is always safe when there is no floor.
+        if (floorScaled == 0
+                && satAdd(balanceScaled, satMul(ratioScaled, primariesTotal.sum() - accountedPrimaries)) < SCALE) {
             totalDenied.increment();
             return false;
         }
         synchronized (grantLock) {
-            // Hedge counts only grow under this lock, so check-then-increment cannot over-spend.
             long now = ticker.nanoTime();
             Bucket bucket = bucketAt(now);
-            if (allows(epochOf(now))) {
+            long balance = accrue(now);
+            if (balance >= SCALE) {
+                balanceScaled = balance - SCALE;
                 bucket.hedges.incrementAndGet();
                 totalGranted.increment();
                 return true;
@@ -180,6 +212,66 @@ public final class HedgeBudget {
         }
         totalDenied.increment();
         return false;
+    }
+
+    /** Under the lock: adds the deposits since the last call, applies the cap, stores and returns the balance. */
+    private long accrue(long now) {
+        long primaries = primariesTotal.sum();
+        long fresh = primaries - accountedPrimaries;
+        accountedPrimaries = primaries;
+        long balance = satAdd(balanceScaled, satMul(ratioScaled, fresh));
+        long elapsed = now - lastAccrualNanos;
+        if (elapsed > 0) {
+            lastAccrualNanos = now;
+            if (floorScaled > 0) {
+                balance = satAdd(balance, (long) Math.min(Long.MAX_VALUE, minPerSecond * elapsed));
+            }
+        }
+        long cap = capScaled(countsAt(epochOf(now)).primaries);
+        if (balance > cap) {
+            balance = cap;
+        }
+        lastCapScaled = cap;
+        balanceScaled = balance;
+        return balance;
+    }
+
+    /** The most tokens the bucket holds when the window holds {@code windowPrimaries}, scaled. */
+    private long capScaled(long windowPrimaries) {
+        return satAdd(Math.max(minBurstScaled, satMul(burstScaled, windowPrimaries)), floorScaled);
+    }
+
+    /**
+     * A lock-free estimate of the whole and fractional tokens a {@link #tryAcquire()} could take
+     * now: the balance plus deposits not yet accounted, within the latest cap; it ignores the
+     * floor's accrual since the last grant. Cheap enough for the call path (a {@link LongAdder}
+     * sum and volatile reads).
+     *
+     * @return tokens available; {@link Double#POSITIVE_INFINITY} for {@link #unlimited()}
+     */
+    public double availableTokens() {
+        if (unlimited) {
+            return Double.POSITIVE_INFINITY;
+        }
+        long pending = satMul(ratioScaled, primariesTotal.sum() - accountedPrimaries);
+        long b = Math.min(satAdd(balanceScaled, pending), lastCapScaled);
+        return Math.max(0, b) / (double) SCALE;
+    }
+
+    /**
+     * A lock-free estimate of how full the bucket is: {@link #availableTokens()} over the latest
+     * cap.
+     *
+     * @return in [0, 1]; 1 for {@link #unlimited()}
+     */
+    public double fill() {
+        if (unlimited) {
+            return 1.0;
+        }
+        long cap = lastCapScaled;
+        long pending = satMul(ratioScaled, primariesTotal.sum() - accountedPrimaries);
+        long b = Math.min(satAdd(balanceScaled, pending), cap);
+        return Math.max(0, b) / (double) cap;
     }
 
     /** @return the time source of the window */
@@ -202,7 +294,20 @@ public final class HedgeBudget {
         return window;
     }
 
-    /** @return the floor, in tokens per second of window, added to the ratio's tokens (0 = none) */
+    /**
+     * @return the burst: the bucket holds at most {@code burst * ratio} tokens per primary of the
+     *     window (at least {@link #minBurst()})
+     */
+    public double burst() {
+        return burst;
+    }
+
+    /** @return the fewest tokens the bucket may save, whatever the traffic */
+    public double minBurst() {
+        return minBurst;
+    }
+
+    /** @return the floor, in tokens per second, added to the ratio's tokens (0 = none) */
     public double minPerSecond() {
         return minPerSecond;
     }
@@ -213,15 +318,19 @@ public final class HedgeBudget {
      *     under concurrent updates.
      */
     public BudgetSnapshot snapshot() {
-        Counts window = countsAt(epochOf(ticker.nanoTime()));
+        long now = ticker.nanoTime();
+        Counts window = countsAt(epochOf(now));
         long primaries = window.primaries;
         long hedges = window.hedges;
         double remaining;
         if (unlimited) {
             remaining = Double.POSITIVE_INFINITY;
         } else {
-            long left = satAdd(allowanceScaled(primaries), -satMul(hedges, SCALE));
-            remaining = Math.max(0, left) / (double) SCALE;
+            long balance;
+            synchronized (grantLock) {
+                balance = accrue(now);
+            }
+            remaining = Math.max(0, balance) / (double) SCALE;
         }
         return new BudgetSnapshot(ratio, primaries, hedges, remaining, totalGranted.sum(), totalDenied.sum());
     }
@@ -230,7 +339,9 @@ public final class HedgeBudget {
     public String toString() {
         return unlimited
                 ? "HedgeBudget[unlimited]"
-                : "HedgeBudget[ratio=" + ratio + ", window=" + window + ", minPerSecond=" + minPerSecond + "]";
+                : "HedgeBudget[ratio=" + ratio + ", window=" + window + ", burst=" + burst + ", minBurst=" + minBurst
+                        + ", minPerSecond="
+                        + minPerSecond + "]";
     }
 
     // ---- window ----
@@ -260,12 +371,6 @@ public final class HedgeBudget {
         return b;
     }
 
-    /** The rule, on the window ending at {@code epoch}. */
-    private boolean allows(long epoch) {
-        Counts window = countsAt(epoch);
-        return satMul(window.hedges + 1, SCALE) <= allowanceScaled(window.primaries);
-    }
-
     /** Primaries and hedges in the window ending at {@code epoch}. */
     private Counts countsAt(long epoch) {
         long primaries = 0;
@@ -281,10 +386,6 @@ public final class HedgeBudget {
     }
 
     private record Counts(long primaries, long hedges) {}
-
-    private long allowanceScaled(long primaries) {
-        return satAdd(satMul(ratioScaled, primaries), floorScaled);
-    }
 
     private static long satMul(long a, long b) {
         long hi = Math.multiplyHigh(a, b);
@@ -325,6 +426,9 @@ public final class HedgeBudget {
      * setting, its range and the value given. Not thread-safe; the budget it builds is.
      */
     public static final class Builder {
+        /** The default {@link #minBurst(double)}. */
+        public static final double DEFAULT_MIN_BURST = 20;
+
         private double ratio = 0.05;
         // 30 s, like the latency tracker's window: hedge demand at a (1 - ratio) delay uses the
         // whole budget on average, and a shorter window denies the random clusters of slow calls
@@ -332,6 +436,8 @@ public final class HedgeBudget {
         // oracle on weibull:0.5,1 with 10 s, 378 and 1.15x with 30 s)
         private Duration window = Duration.ofSeconds(30);
         private double minPerSecond = 0;
+        private double burst = 0.25;
+        private double minBurst = DEFAULT_MIN_BURST;
         private Ticker ticker = Ticker.system();
 
         private Builder() {}
@@ -347,9 +453,8 @@ public final class HedgeBudget {
         }
 
         /**
-         * @param window the length of the sliding window, {@code > 0} (default 30 s); it slides in
-         *     steps of a tenth of its length. Longer windows suit lower call rates (see the class
-         *     documentation).
+         * @param window the length of the sliding window over which primaries set the burst cap,
+         *     {@code > 0} (default 30 s); it slides in steps of a tenth of its length
          * @return this builder
          */
         public Builder window(Duration window) {
@@ -359,10 +464,38 @@ public final class HedgeBudget {
         }
 
         /**
+         * @param burst how many tokens the bucket may save, as a fraction of the tokens the window's
+         *     primaries deposit, in [0, 10] (default 0.25); the bucket may always save {@link
+         *     #minBurst(double)} tokens.
+         *     Over any interval of one window's length at a steady rate, hedges stay within {@code (1 +
+         *     burst) * ratio} of the primaries (plus one); a larger burst denies less on a fluctuating
+         *     load and lets a latency shift spend more before the cap holds
+         * @return this builder
+         */
+        public Builder burst(double burst) {
+            this.burst = Checks.closedRange("burst", burst, 0, 10);
+            return this;
+        }
+
+        /**
+         * @param minBurst the fewest tokens the bucket may save, in [1, 1,000,000] (default {@value
+         *     #DEFAULT_MIN_BURST}): at a small ratio or a low rate, {@code burst * ratio *
+         *     primariesInWindow} is a handful of tokens, too few to absorb the random fluctuations
+         *     of demand, so the budget would deny the slow calls hedging is for. Tokens still come
+         *     only from primaries; this only lets more of them be saved
+         * @return this builder
+         */
+        public Builder minBurst(double minBurst) {
+            this.minBurst = Checks.closedRange("minBurst", minBurst, 1, 1_000_000);
+            return this;
+        }
+
+        /**
          * @param minPerSecond a floor of tokens per second, {@code >= 0} (default 0: no floor): the
-         *     window holds {@code minPerSecond * windowSeconds} tokens on top of the ratio's, so a
-         *     little hedging is possible even at low traffic. It lets extra load exceed the ratio by
-         *     up to that many attempts per window.
+         *     bucket gains that many tokens per second on top of the primaries' deposits, and may save
+         *     {@code minPerSecond * windowSeconds} more (it starts with them), so a little hedging is
+         *     possible even without traffic. It lets extra load exceed the ratio by up to that many
+         *     attempts per second plus the saved floor tokens.
          * @return this builder
          */
         public Builder minPerSecond(double minPerSecond) {

@@ -43,6 +43,7 @@ public final class HedgeConfig {
     private final HedgeScheduler scheduler;
     private final Executor attemptExecutor;
     private final List<ContextPropagator<?>> contextPropagators;
+    private final Duration savingsWindow;
 
     private HedgeConfig(Builder b) {
         this.maxAttempts = b.maxAttempts;
@@ -57,6 +58,7 @@ public final class HedgeConfig {
         this.scheduler = b.scheduler;
         this.attemptExecutor = b.attemptExecutor;
         this.contextPropagators = List.copyOf(b.contextPropagators);
+        this.savingsWindow = b.savingsWindow;
     }
 
     /** @return the default configuration (see the class comment) */
@@ -137,6 +139,11 @@ public final class HedgeConfig {
         return contextPropagators;
     }
 
+    /** @return the window of {@link HedgedExecutor#savings()} */
+    public Duration savingsWindow() {
+        return savingsWindow;
+    }
+
     @Override
     public String toString() {
         return "HedgeConfig{maxAttempts=" + maxAttempts + ", delay=" + delayPolicy + ", budget="
@@ -150,7 +157,8 @@ public final class HedgeConfig {
      */
     public static final class Builder {
         private int maxAttempts = 2;
-        private DelayPolicy delayPolicy = DelayPolicy.percentile(0.95).build();
+        private DelayPolicy delayPolicy =
+                DelayPolicy.percentile(0.95).budgetFeedback(true).build();
         private double budgetRatio = 0.05;
         private HedgeBudget budget;
         private LatencyTracker latencyTracker;
@@ -161,6 +169,7 @@ public final class HedgeConfig {
         private HedgeScheduler scheduler;
         private Executor attemptExecutor;
         private List<ContextPropagator<?>> contextPropagators = List.of();
+        private Duration savingsWindow = Duration.ofMinutes(5);
 
         private Builder() {}
 
@@ -177,19 +186,25 @@ public final class HedgeConfig {
             this.scheduler = c.scheduler;
             this.attemptExecutor = c.attemptExecutor;
             this.contextPropagators = c.contextPropagators;
+            this.savingsWindow = c.savingsWindow;
         }
 
         /**
          * Finagle's single knob: hedge after the {@code 1 - maxExtraLoad} percentile of recent
-         * latency and allow at most {@code maxExtraLoad} extra attempts per primary call. Replaces
-         * the delay policy and the budget ratio.
+         * latency and allow at most {@code maxExtraLoad} extra attempts per primary call (a token
+         * bucket, see {@link HedgeBudget}). The delay aims at slightly less demand while the budget
+         * runs low ({@link PercentileDelay.Builder#budgetFeedback(boolean)}), so on a stationary load
+         * the budget is a safety net that almost never denies. Replaces the delay policy and the
+         * budget ratio.
          *
          * @param maxExtraLoad in (0, 1); 0.05 means p95 and a 5% budget
          * @return this
          */
         public Builder maxExtraLoad(double maxExtraLoad) {
             Checks.openRange("maxExtraLoad", maxExtraLoad, 0.0, 1.0);
-            this.delayPolicy = DelayPolicy.percentile(1.0 - maxExtraLoad).build();
+            this.delayPolicy = DelayPolicy.percentile(1.0 - maxExtraLoad)
+                    .budgetFeedback(true)
+                    .build();
             this.budgetRatio = maxExtraLoad;
             return this;
         }
@@ -309,6 +324,17 @@ public final class HedgeConfig {
             Objects.requireNonNull(propagators, "contextPropagators must not be null");
             propagators.forEach(p -> Objects.requireNonNull(p, "contextPropagators must not contain null"));
             this.contextPropagators = List.copyOf(propagators);
+            return this;
+        }
+
+        /**
+         * @param window how long a call counts in {@link HedgedExecutor#savings()} (hedged latency
+         *     beside the estimated unhedged latency), {@code > 0}; default 5 min. At low rates the
+         *     window keeps up to 10,000 calls for up to an hour (or this window, if longer).
+         * @return this
+         */
+        public Builder savingsWindow(Duration window) {
+            this.savingsWindow = Checks.positive("savingsWindow", window);
             return this;
         }
 

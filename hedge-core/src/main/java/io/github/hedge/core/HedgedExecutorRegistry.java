@@ -3,7 +3,9 @@ package io.github.hedge.core;
 import io.github.resilience4j.core.registry.AbstractRegistry;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.Set;
+import java.util.function.Consumer;
 import java.util.stream.Collectors;
 
 /**
@@ -21,6 +23,9 @@ import java.util.stream.Collectors;
  * <p>Thread-safe.
  */
 public final class HedgedExecutorRegistry extends AbstractRegistry<HedgedExecutor, HedgeConfig> {
+
+    /** Executors are created under this monitor, so {@link #withExecutors} sees no creation half done. */
+    private final Object creation = new Object();
 
     private HedgedExecutorRegistry(HedgeConfig defaultConfig, Map<String, HedgeConfig> configs) {
         super(defaultConfig);
@@ -66,7 +71,29 @@ public final class HedgedExecutorRegistry extends AbstractRegistry<HedgedExecuto
      */
     public HedgedExecutor executor(String name, HedgeConfig config) {
         Objects.requireNonNull(config, "config must not be null");
-        return computeIfAbsent(name, () -> HedgedExecutor.of(name, config));
+        Optional<HedgedExecutor> existing = find(name);
+        if (existing.isPresent()) {
+            return existing.get(); // lookups of existing executors take no lock
+        }
+        synchronized (creation) {
+            return computeIfAbsent(name, () -> HedgedExecutor.of(name, config));
+        }
+    }
+
+    /**
+     * Runs {@code action} with the executors present now, while no executor can be created. Use it
+     * to subscribe to {@link #getEventPublisher()} and read the registry as one step: resilience4j
+     * announces a new entry before the registry shows it, so a subscriber that reads the registry
+     * outside this method can miss an executor created at the same moment. {@code action} must not
+     * create executors of this registry from another thread and wait for them.
+     *
+     * @param action receives every executor present; runs on the calling thread
+     */
+    public void withExecutors(Consumer<Set<HedgedExecutor>> action) {
+        Objects.requireNonNull(action, "action must not be null");
+        synchronized (creation) {
+            action.accept(getAllExecutors());
+        }
     }
 
     /**

@@ -23,24 +23,42 @@ import java.util.concurrent.locks.ReentrantLock;
  * PercentileDelay}) read their percentiles here; adapters feed it the latency of every attempt.
  *
  * <p><b>Units.</b> Every latency, recorded or reported, is in nanoseconds. Values are kept in
- * log-linear buckets with about 1.6 % relative precision (exact below 128 ns): a reported
- * percentile is the highest value of the bucket holding the requested sample, so it is never below
- * the true value and at most 1.6 % above it. Negative samples count as 0 and samples above one hour
+ * log-linear buckets with about 1.6 % relative precision (exact below 128 ns): without censored
+ * samples a reported percentile is the highest value of the bucket holding the requested sample,
+ * so it is never below the true value and at most 1.6 % above it. A percentile the censored data
+ * cannot reach (every sample above some point was cancelled) is reported as the highest value of
+ * the highest bucket holding a sample, a lower bound. Negative samples count as 0 and samples above one hour
  * as one hour.
  *
- * <p><b>No ratchet.</b> Feed it each attempt's own latency (winners, late successes and the
- * elapsed time of cancelled losers), never the hedged end-to-end latency of a call: hedging cuts
- * the tail of end-to-end latency, so a percentile over it lowers the delay, which cuts the tail
- * again... or, with a dead replica, keeps growing until hedging stops (Scylla #3746).
+ * <p><b>No ratchet: censored samples.</b> Feed it each attempt's own latency, never the hedged
+ * end-to-end latency of a call (hedging cuts the tail of end-to-end latency, so a percentile over it
+ * lowers the delay, which cuts the tail again). An attempt that was cancelled (a hedging loser, or
+ * one ended by a deadline or its caller) has no latency, only a lower bound: record its elapsed time
+ * with {@link #recordCensored(String, long)}. Percentiles are the Kaplan–Meier (product-limit)
+ * estimate over the buckets: a censored sample takes part in the risk set up to its elapsed time and
+ * then passes its weight to the observed samples above it, instead of counting as a latency equal to
+ * its elapsed time. Recording losers as full samples at their elapsed time (delay + the winner's
+ * latency) feeds the estimate with the values it produced, and with a replica that hangs the
+ * percentile climbs until hedging stops (Scylla #3746, #7342). Without censored samples the estimate
+ * is the plain empirical percentile.
  *
- * <p><b>Window.</b> Samples are kept for {@link #window()} (default 30 s) in slices of {@link
- * #refreshInterval()} (default 1 s). There is no background thread: a reader that finds the cached
- * values older than the refresh interval refreshes them (only one reader at a time; the others go
- * on reading the previous values), closing one slice per elapsed interval and dropping slices that
- * left the window. A sample therefore becomes visible at the first refresh after it is recorded and
- * counts for one window from then on; samples recorded while nobody reads are all dated to the
- * refresh that finally sees them. Time comes from the injected {@link Ticker}, so tests run in
- * virtual time.
+ * <p><b>Targets that stop completing.</b> A target that has censored samples and has completed no
+ * attempt for a whole {@link #window()} (a replica that hangs: every attempt on it is cancelled or
+ * never ends) has no percentile of its own
+ * (-1; {@link PercentileDelay} then falls back to the pooled one), and its censored samples are left
+ * out of the cluster-wide estimate, so that one dead replica among healthy ones cannot lift the
+ * cluster-wide percentile either. Its observed samples, if any, still count.
+ *
+ * <p><b>Window: time and count.</b> Samples are kept for {@link #window()} (default 30 s) in slices
+ * of {@link #refreshInterval()} (default 1 s); at low rates a window (cluster-wide, and each
+ * target's) keeps older samples while its newer ones are fewer than {@link #minWindowSamples()}
+ * (default 1000), up to {@link #maxWindowAge()} (default 10 min), so a percentile at 1 call/s rests
+ * on as many samples as at 1000 calls/s. There is no background thread: a reader that finds the
+ * cached values older than the refresh interval refreshes them (only one reader at a time; the
+ * others go on reading the previous values), closing one slice per elapsed interval and dropping
+ * slices that left the window. A sample therefore becomes visible at the first refresh after it is
+ * recorded; samples recorded while nobody reads are all dated to the refresh that finally sees them.
+ * Time comes from the injected {@link Ticker}, so tests run in virtual time.
  *
  * <p><b>Cost.</b> {@link #record(long)} is one bucket-index computation, one {@code
  * getAndIncrement} on a counter striped by thread (no lock, no allocation, no clock read, no
@@ -52,10 +70,11 @@ import java.util.concurrent.locks.ReentrantLock;
  * (up to 64 of each; beyond, uncached requests are computed under the lock every time).
  *
  * <p><b>Targets.</b> At most {@link #maxTargets()} targets are tracked (default 1024); samples for
- * further targets are recorded cluster-wide only. A target without samples for a whole window is
+ * further targets are recorded cluster-wide only. A target whose window has emptied (no samples for
+ * {@link #maxWindowAge()}, or for {@link #window()} when {@link #minWindowSamples()} is 0) is
  * forgotten at a refresh (a sample racing with that may be lost for the target, never cluster-wide).
- * A tracked target costs 19 KB of counters per stripe (2 stripes, 4 on more than 2 processors) plus,
- * while it has samples, 19 KB of window sums and 8 bytes per distinct bucket per interval; the
+ * A tracked target costs 38 KB of counters per stripe (2 stripes, 4 on more than 2 processors) plus,
+ * while it has samples, 38 KB of window sums and 8 bytes per distinct bucket per interval; the
  * cluster-wide counters use 4 to 16 stripes (twice the processors).
  *
  * <p>Fully thread-safe: any number of threads may record and read concurrently.
@@ -67,11 +86,15 @@ public final class LatencyTracker {
     private static final int MAX_EXTRA_PERCENTILES = 64;
     private static final int MAX_MEDIAN_KEYS = 64;
     private static final int MAX_SLICES = 600;
+    private static final int MAX_AGE_SLICES = 100_000;
 
     private final Duration window;
     private final Duration refreshInterval;
     private final long refreshNanos;
     private final int sliceCount;
+    private final long minWindowSamples;
+    private final Duration maxWindowAge;
+    private final int maxAgeSlices;
     private final Ticker ticker;
     private final int maxTargets;
     private final int targetStripes;
@@ -84,10 +107,14 @@ public final class LatencyTracker {
     private final ReentrantLock lock = new ReentrantLock();
     private final SlidingBucketWindow clusterWindow;
     private final SliceCollector collector = new SliceCollector();
+    /** Censored counts of the targets that stopped completing, left out of the cluster estimate; or null. */
+    private long[] excludedCensored;
+
     private double[] registeredPs = SUMMARY_PS.clone();
     private double[] medianPs = new double[0];
     private long[] medianMins = new long[0];
     private long registryVersion;
+    private long clusterExclusionVersion;
 
     private volatile long lastRefreshNanos;
     private volatile Snapshot snapshot;
@@ -97,12 +124,15 @@ public final class LatencyTracker {
         this.refreshInterval = b.refreshInterval;
         this.refreshNanos = saturatedNanos(b.refreshInterval);
         this.sliceCount = sliceCount(b.window, b.refreshInterval);
+        this.minWindowSamples = b.minWindowSamples;
+        this.maxWindowAge = b.maxWindowAge;
+        this.maxAgeSlices = Math.max(sliceCount, sliceCount(b.maxWindowAge, b.refreshInterval));
         this.ticker = b.ticker;
         this.maxTargets = b.maxTargets;
         int cpus = Runtime.getRuntime().availableProcessors();
         this.clusterCounter = new StripedBucketCounter(StripedBucketCounter.stripesFor(2 * cpus, 4, 16));
         this.targetStripes = StripedBucketCounter.stripesFor(cpus, 2, 4);
-        this.clusterWindow = new SlidingBucketWindow(sliceCount);
+        this.clusterWindow = newWindow();
         this.lastRefreshNanos = ticker.nanoTime();
         lock.lock();
         try {
@@ -160,6 +190,44 @@ public final class LatencyTracker {
         }
     }
 
+    /**
+     * Records one censored sample cluster-wide: an attempt cancelled (a hedging loser, or ended by
+     * a deadline or its caller) after {@code elapsedNanos}, whose own latency is therefore only
+     * known to exceed that. Lock-free and allocation-free, like {@link #record(long)}.
+     *
+     * @param elapsedNanos how long the attempt had run when it was cancelled, in nanoseconds
+     */
+    public void recordCensored(long elapsedNanos) {
+        clusterCounter.increment(
+                StripedBucketCounter.probe(), LogLinearBuckets.BUCKET_COUNT + LogLinearBuckets.indexOf(elapsedNanos));
+    }
+
+    /**
+     * Records one censored sample cluster-wide and for {@code target}: see {@link
+     * #recordCensored(long)} and {@link #record(String, long)}.
+     *
+     * @param target where the attempt ran; {@code null} for unknown
+     * @param elapsedNanos how long the attempt had run when it was cancelled, in nanoseconds
+     */
+    public void recordCensored(String target, long elapsedNanos) {
+        long probe = StripedBucketCounter.probe();
+        int bucket = LogLinearBuckets.BUCKET_COUNT + LogLinearBuckets.indexOf(elapsedNanos);
+        clusterCounter.increment(probe, bucket);
+        if (target != null) {
+            TargetState t = targets.get(target);
+            if (t == null) {
+                t = addTarget(target);
+            }
+            if (t != null) {
+                t.counter.increment(probe, bucket);
+            }
+        }
+    }
+
+    private SlidingBucketWindow newWindow() {
+        return new SlidingBucketWindow(sliceCount, minWindowSamples, maxAgeSlices);
+    }
+
     private TargetState addTarget(String target) {
         if (targetCount.get() >= maxTargets) {
             return null;
@@ -171,7 +239,7 @@ public final class LatencyTracker {
                     return null;
                 }
                 if (targetCount.compareAndSet(n, n + 1)) {
-                    return new TargetState(new StripedBucketCounter(targetStripes), sliceCount);
+                    return new TargetState(new StripedBucketCounter(targetStripes), newWindow());
                 }
             }
         });
@@ -245,9 +313,14 @@ public final class LatencyTracker {
         return slowMedian(p, minSamples);
     }
 
-    /** @return the samples in the cluster-wide window (cached) */
+    /** @return the samples in the cluster-wide window (cached), observed and censored */
     public long sampleCount() {
         return current().cluster.count;
+    }
+
+    /** @return the censored samples in the cluster-wide window (cached) */
+    public long censoredCount() {
+        return current().cluster.censored;
     }
 
     /**
@@ -291,6 +364,16 @@ public final class LatencyTracker {
     /** @return how often cached values are refreshed (at most), as configured */
     public Duration refreshInterval() {
         return refreshInterval;
+    }
+
+    /** @return samples a window keeps at low rates, as configured */
+    public long minWindowSamples() {
+        return minWindowSamples;
+    }
+
+    /** @return the longest a sample counts, as configured */
+    public Duration maxWindowAge() {
+        return maxWindowAge;
     }
 
     /** @return how many targets are tracked at most, as configured */
@@ -340,6 +423,20 @@ public final class LatencyTracker {
             }
             t.seen = true;
         }
+        long[] excluded = null;
+        for (TargetState t : targets.values()) {
+            t.stale = !t.window.completesRecently();
+            if (t.stale) {
+                if (excluded == null) {
+                    excluded = new long[LogLinearBuckets.BUCKET_COUNT];
+                }
+                t.window.addCensoredTo(excluded);
+            }
+        }
+        if (excluded != null || excludedCensored != null) {
+            clusterExclusionVersion++;
+        }
+        excludedCensored = excluded;
         lastRefreshNanos = last + intervals * refreshNanos;
         snapshot = buildSnapshot(snapshot);
     }
@@ -359,7 +456,12 @@ public final class LatencyTracker {
                 i = indexOf(registeredPs, p);
             }
             if (target == null) {
-                return i >= 0 ? snapshot.cluster.values[i] : clusterWindow.valueAt(p);
+                if (i >= 0) {
+                    return snapshot.cluster.values[i];
+                }
+                long[] out = new long[1];
+                clusterWindow.valuesAt(new double[] {p}, out, excludedCensored);
+                return out[0];
             }
             TargetState t = targets.get(target);
             if (t == null) {
@@ -369,7 +471,7 @@ public final class LatencyTracker {
                 View v = snapshot.targets.get(target);
                 return v == null ? -1 : v.values[i];
             }
-            return t.window.valueAt(p);
+            return t.stale ? -1 : t.window.valueAt(p);
         } finally {
             lock.unlock();
         }
@@ -401,8 +503,11 @@ public final class LatencyTracker {
             // too many distinct keys to cache: compute from the windows, under the lock
             List<Long> values = new ArrayList<>();
             for (TargetState t : targets.values()) {
-                if (t.window.total() > 0 && t.window.total() >= minSamples) {
-                    values.add(t.window.valueAt(p));
+                if (!t.stale && t.window.total() > 0 && t.window.total() >= minSamples) {
+                    long v = t.window.valueAt(p);
+                    if (v >= 0) {
+                        values.add(v);
+                    }
                 }
             }
             return lowerMedian(values.stream().mapToLong(Long::longValue).toArray(), values.size());
@@ -414,12 +519,17 @@ public final class LatencyTracker {
     /** Under the lock: a snapshot of the current windows, reusing the views that did not change. */
     private Snapshot buildSnapshot(Snapshot previous) {
         boolean sameRegistry = previous != null && previous.registryVersion == registryVersion;
-        View cluster = view(clusterWindow, sameRegistry ? previous.cluster : null);
+        boolean sameCluster = sameRegistry && previous.clusterExclusionVersion == clusterExclusionVersion;
+        View cluster = view(clusterWindow, sameCluster ? previous.cluster : null, excludedCensored, false);
         Map<String, View> views = new HashMap<>(Math.max(16, targets.size() * 2));
         Map<String, LatencySummary> summaries = new HashMap<>(Math.max(16, targets.size() * 2));
         for (Map.Entry<String, TargetState> e : targets.entrySet()) {
             View old = sameRegistry ? previous.targets.get(e.getKey()) : null;
-            View v = view(e.getValue().window, old);
+            TargetState t = e.getValue();
+            if (old != null && old.stale != t.stale) {
+                old = null;
+            }
+            View v = view(t.window, old, null, t.stale);
             views.put(e.getKey(), v);
             summaries.put(e.getKey(), v.summary);
         }
@@ -429,7 +539,7 @@ public final class LatencyTracker {
             int pi = indexOf(registeredPs, medianPs[k]);
             int n = 0;
             for (View v : views.values()) {
-                if (v.count > 0 && v.count >= medianMins[k]) {
+                if (v.count > 0 && v.count >= medianMins[k] && v.values[pi] >= 0) {
                     scratch[n++] = v.values[pi];
                 }
             }
@@ -438,6 +548,7 @@ public final class LatencyTracker {
         return new Snapshot(
                 registeredPs,
                 registryVersion,
+                clusterExclusionVersion,
                 cluster,
                 views,
                 Map.copyOf(summaries),
@@ -446,14 +557,18 @@ public final class LatencyTracker {
                 medianValues);
     }
 
-    private View view(SlidingBucketWindow w, View old) {
+    private View view(SlidingBucketWindow w, View old, long[] excluded, boolean stale) {
         if (old != null && old.window == w && old.windowVersion == w.version()) {
             return old;
         }
         long[] values = new long[registeredPs.length];
-        w.valuesAt(registeredPs, values);
+        if (stale) {
+            Arrays.fill(values, -1L);
+        } else {
+            w.valuesAt(registeredPs, values, excluded);
+        }
         long count = w.total();
-        LatencySummary summary = count == 0
+        LatencySummary summary = count == 0 || values[0] < 0
                 ? LatencySummary.EMPTY
                 : new LatencySummary(
                         count,
@@ -463,7 +578,7 @@ public final class LatencyTracker {
                         values[indexOf(registeredPs, 0.99)],
                         values[indexOf(registeredPs, 0.999)],
                         w.max());
-        return new View(count, values, summary, w, w.version());
+        return new View(count, w.censored(), values, summary, w, w.version(), stale);
     }
 
     private static long lowerMedian(long[] values, int n) {
@@ -511,27 +626,39 @@ public final class LatencyTracker {
         final StripedBucketCounter counter;
         final SlidingBucketWindow window;
         boolean seen; // under the lock: a refresh has already seen it (not evicted before)
+        boolean stale; // under the lock: its recent samples are all censored (it stopped completing)
 
-        TargetState(StripedBucketCounter counter, int sliceCount) {
+        TargetState(StripedBucketCounter counter, SlidingBucketWindow window) {
             this.counter = counter;
-            this.window = new SlidingBucketWindow(sliceCount);
+            this.window = window;
         }
     }
 
     /** Cached values of one window, aligned with the snapshot's registered percentiles. Immutable. */
     private static final class View {
         final long count;
+        final long censored;
         final long[] values;
         final LatencySummary summary;
         final SlidingBucketWindow window; // identity only: read under the lock, never by readers
         final long windowVersion;
+        final boolean stale;
 
-        View(long count, long[] values, LatencySummary summary, SlidingBucketWindow window, long windowVersion) {
+        View(
+                long count,
+                long censored,
+                long[] values,
+                LatencySummary summary,
+                SlidingBucketWindow window,
+                long windowVersion,
+                boolean stale) {
             this.count = count;
+            this.censored = censored;
             this.values = values;
             this.summary = summary;
             this.window = window;
             this.windowVersion = windowVersion;
+            this.stale = stale;
         }
     }
 
@@ -539,6 +666,7 @@ public final class LatencyTracker {
     private static final class Snapshot {
         final double[] ps;
         final long registryVersion;
+        final long clusterExclusionVersion;
         final View cluster;
         final Map<String, View> targets;
         final Map<String, LatencySummary> summaries;
@@ -549,6 +677,7 @@ public final class LatencyTracker {
         Snapshot(
                 double[] ps,
                 long registryVersion,
+                long clusterExclusionVersion,
                 View cluster,
                 Map<String, View> targets,
                 Map<String, LatencySummary> summaries,
@@ -557,6 +686,7 @@ public final class LatencyTracker {
                 long[] medianValues) {
             this.ps = ps;
             this.registryVersion = registryVersion;
+            this.clusterExclusionVersion = clusterExclusionVersion;
             this.cluster = cluster;
             this.targets = targets;
             this.summaries = summaries;
@@ -578,8 +708,32 @@ public final class LatencyTracker {
         private Duration refreshInterval = Duration.ofSeconds(1);
         private Ticker ticker = Ticker.system();
         private int maxTargets = 1024;
+        private long minWindowSamples = 1000;
+        private Duration maxWindowAge = Duration.ofMinutes(10);
 
         private Builder() {}
+
+        /**
+         * @param minSamples samples a window keeps at low rates, >= 0 (default 1000): a sample older
+         *     than {@link #window(Duration)} still counts while the newer samples of its window
+         *     (cluster-wide, or of its target) are fewer, up to {@link #maxWindowAge(Duration)}; 0
+         *     makes the window a plain time window
+         * @return this builder
+         */
+        public Builder minWindowSamples(long minSamples) {
+            this.minWindowSamples = Checks.atLeast("minWindowSamples", minSamples, 0);
+            return this;
+        }
+
+        /**
+         * @param maxAge the longest a sample counts, even at low rates, {@code >= window} (default
+         *     10 min); at most 100,000 refresh intervals
+         * @return this builder
+         */
+        public Builder maxWindowAge(Duration maxAge) {
+            this.maxWindowAge = Checks.positive("maxWindowAge", maxAge);
+            return this;
+        }
 
         /**
          * @param window how long a sample counts, > 0 (default 30 s); at most 600 refresh intervals
@@ -628,6 +782,13 @@ public final class LatencyTracker {
          */
         public LatencyTracker build() {
             Checks.ordered("refreshInterval", refreshInterval, "window", window);
+            Checks.ordered("window", window, "maxWindowAge", maxWindowAge);
+            int ageSlices = sliceCount(maxWindowAge, refreshInterval);
+            if (ageSlices > MAX_AGE_SLICES) {
+                throw new IllegalArgumentException("maxWindowAge / refreshInterval must be <= " + MAX_AGE_SLICES
+                        + " intervals, was " + ageSlices + " (maxWindowAge " + maxWindowAge + ", refreshInterval "
+                        + refreshInterval + ")");
+            }
             int slices = sliceCount(window, refreshInterval);
             if (slices > MAX_SLICES) {
                 throw new IllegalArgumentException("window / refreshInterval must be <= " + MAX_SLICES

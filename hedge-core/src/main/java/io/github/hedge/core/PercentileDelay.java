@@ -46,6 +46,14 @@ public final class PercentileDelay implements DelayPolicy {
     private final long minSamples;
     private final DelayPolicy fallback;
     private final Scope scope;
+    private final boolean budgetFeedback;
+    /** The percentile aimed at for each feedback step: index 0 with plenty of tokens. */
+    private final double[] aimed;
+
+    /** Shares of the budget's cap at or above which the feedback aims at {@link #AIM_FACTORS}[i]. */
+    private static final double[] AIM_FILL = {0.25, 0.125, 0.0625, 0};
+    /** The share of {@code 1 - percentile} aimed at, per step. */
+    private static final double[] AIM_FACTORS = {1.0, 0.8, 0.6, 0.4};
 
     private PercentileDelay(Builder b) {
         this.percentile = b.percentile;
@@ -56,6 +64,11 @@ public final class PercentileDelay implements DelayPolicy {
         this.minSamples = b.minSamples;
         this.fallback = b.fallback;
         this.scope = b.scope;
+        this.budgetFeedback = b.budgetFeedback;
+        this.aimed = new double[AIM_FACTORS.length];
+        for (int i = 0; i < aimed.length; i++) {
+            aimed[i] = 1 - (1 - percentile) * AIM_FACTORS[i];
+        }
     }
 
     static Builder builder(double p) {
@@ -65,6 +78,15 @@ public final class PercentileDelay implements DelayPolicy {
     @Override
     public long delayNanos(DelayContext context) {
         LatencyTracker tracker = context.latency();
+        double percentile = this.percentile;
+        if (budgetFeedback) {
+            double fill = context.budgetFill();
+            int step = 0;
+            while (fill < AIM_FILL[step]) {
+                step++;
+            }
+            percentile = aimed[step];
+        }
         long v = -1;
         switch (scope) {
             case TARGET_MEDIAN:
@@ -122,10 +144,26 @@ public final class PercentileDelay implements DelayPolicy {
         return scope;
     }
 
+    /**
+     * How many samples a latency window should keep for this percentile to be estimated well: 100
+     * beyond it, {@code 100 / (1 - p)}, within [1,000, 100,000]. The executor's own tracker keeps
+     * that many ({@link LatencyTracker.Builder#minWindowSamples(long)}).
+     *
+     * @return samples
+     */
+    public long windowSamples() {
+        return (long) Math.max(1_000, Math.min(100_000, Math.ceil(100 / (1 - percentile))));
+    }
+
+    /** @return whether the percentile aims at less demand while the budget runs low */
+    public boolean budgetFeedback() {
+        return budgetFeedback;
+    }
+
     @Override
     public String toString() {
         return "percentile(" + percentile + ", min " + min + ", max " + max + ", minSamples " + minSamples + ", scope "
-                + scope + ", fallback " + fallback + ")";
+                + scope + (budgetFeedback ? ", budget feedback" : "") + ", fallback " + fallback + ")";
     }
 
     /**
@@ -139,6 +177,7 @@ public final class PercentileDelay implements DelayPolicy {
         private long minSamples = 100;
         private DelayPolicy fallback = DelayPolicy.never();
         private Scope scope = Scope.TARGET_MEDIAN;
+        private boolean budgetFeedback;
 
         private Builder(double p) {
             this.percentile = Checks.openRange("percentile", p, 0.0, 1.0);
@@ -186,6 +225,23 @@ public final class PercentileDelay implements DelayPolicy {
          */
         public Builder scope(Scope scope) {
             this.scope = Objects.requireNonNull(scope, "scope must not be null");
+            return this;
+        }
+
+        /**
+         * @param feedback whether to aim at less demand while the call's budget runs low (default
+         *     {@code false}; {@link HedgeConfig.Builder#maxExtraLoad(double)} turns it on): while the
+         *     budget's bucket is less than half full ({@link DelayContext#budgetFill()}) the delay is
+         *     the {@code 1 - (1 - p) * k} percentile, k = 0.8 below half, 0.6 below a quarter, 0.4
+         *     below an eighth. At the
+         *     {@code (1 - ratio)} percentile, demand for hedges equals the budget's supply on average,
+         *     so the bucket random-walks and every time it touches zero a slow call is denied its
+         *     hedge; aiming a little lower while it is low lets it refill, so a budget on a
+         *     stationary load almost never denies (hedge-benchmarks' sweep)
+         * @return this
+         */
+        public Builder budgetFeedback(boolean feedback) {
+            this.budgetFeedback = feedback;
             return this;
         }
 

@@ -431,10 +431,14 @@ class HedgedExecutorTest {
         time.advance(Duration.ofMillis(5));
         call.get();
         time.advance(Duration.ofSeconds(2));
-        // the loser ran 15 ms before it was cancelled, the winner 5 ms; the call's 15 ms end-to-end is not a sample
+        // the winner took 5 ms; the loser was cancelled after 15 ms, so its latency is only known to
+        // exceed 15 ms (a censored sample, not a latency); the call's 15 ms end-to-end is not a sample
         assertThat(tracker.sampleCount()).isEqualTo(2);
-        assertThat(tracker.summary("r1").maxNanos()).isBetween(14 * MS, 16 * MS);
+        assertThat(tracker.sampleCount("r1")).isEqualTo(1);
+        assertThat(tracker.percentileNanos(0.5, "r1")).isEqualTo(-1); // nothing observed there yet
         assertThat(tracker.summary("r2").maxNanos()).isBetween(4 * MS, 6 * MS);
+        // r1 completed nothing in the window, so the pooled estimate leaves its censored sample out
+        assertThat(tracker.percentileNanos(0.99)).isBetween(4 * MS, 6 * MS);
     }
 
     @Test

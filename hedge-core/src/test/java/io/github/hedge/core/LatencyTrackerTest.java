@@ -31,6 +31,7 @@ class LatencyTrackerTest {
                 .ticker(time)
                 .window(window)
                 .refreshInterval(refresh)
+                .minWindowSamples(0) // a plain time window
                 .build();
     }
 
@@ -254,6 +255,103 @@ class LatencyTrackerTest {
         assertThat(t.sampleCount()).isZero();
     }
 
+    // ------------------------------------------------------------------ censored samples
+
+    @Test
+    void should_recover_the_percentile_when_slow_samples_are_cancelled_at_a_lower_bound() {
+        // uniform 1..10,000 us; every sample above 5 ms is cancelled, half at 5 ms and half at 6 ms
+        LatencyTracker t = tracker();
+        LatencyTracker naive = tracker();
+        Random r = new Random(5);
+        for (int i = 1; i <= 10_000; i++) {
+            long v = i * US;
+            if (v > 5 * MS && r.nextInt(4) == 0) {
+                long cut = v > 6 * MS && r.nextBoolean() ? 6 * MS : 5 * MS;
+                t.recordCensored(cut);
+                naive.record(cut);
+            } else {
+                t.record(v);
+                naive.record(v);
+            }
+        }
+        nextRefresh();
+
+        // Kaplan-Meier gives the cancelled samples' weight to the observed ones above them
+        assertThat(t.percentileNanos(0.9)).isCloseTo(9_000 * US, withinPercentage(3));
+        assertThat(t.percentileNanos(0.99)).isCloseTo(9_900 * US, withinPercentage(3));
+        assertThat(t.percentileNanos(0.5)).isCloseTo(5_000 * US, withinPercentage(3));
+        // counting them as latencies at their elapsed time pulls the tail down
+        assertThat(naive.percentileNanos(0.9)).isLessThan(8_800 * US);
+        assertThat(t.sampleCount()).isEqualTo(10_000);
+    }
+
+    @Test
+    void should_report_the_highest_sample_as_a_lower_bound_when_the_top_is_all_censored() {
+        LatencyTracker t = tracker();
+        for (int i = 1; i <= 90; i++) {
+            t.record(i * MS);
+        }
+        for (int i = 0; i < 10; i++) {
+            t.recordCensored(200 * MS);
+        }
+        nextRefresh();
+
+        assertThat(t.percentileNanos(0.5)).isCloseTo(50 * MS, withinPercentage(2));
+        assertThat(t.percentileNanos(0.99)).isCloseTo(200 * MS, withinPercentage(2));
+        assertThat(t.summary().maxNanos()).isCloseTo(90 * MS, withinPercentage(2));
+    }
+
+    @Test
+    void should_leave_out_a_target_that_stopped_completing_when_estimating() {
+        LatencyTracker t = tracker();
+        for (int s = 0; s < 40; s++) {
+            for (int i = 1; i <= 100; i++) {
+                t.record("a", i * 100 * US);
+                t.record("b", i * 100 * US);
+            }
+            for (int i = 0; i < 50; i++) {
+                t.recordCensored("dead", 30 * MS); // a hanging replica: every attempt cancelled
+            }
+            nextRefresh();
+        }
+
+        assertThat(t.percentileNanos(0.95, "dead")).isEqualTo(-1);
+        assertThat(t.percentileNanos(0.95, "a")).isCloseTo(9_500 * US, withinPercentage(2));
+        // without the exclusion, a fifth of the samples censored above every observed one would
+        // put the pooled p95 at the top of the healthy range
+        assertThat(t.percentileNanos(0.95)).isCloseTo(9_500 * US, withinPercentage(2));
+        assertThat(t.medianTargetPercentileNanos(0.95, 100)).isCloseTo(9_500 * US, withinPercentage(2));
+    }
+
+    @Test
+    void should_keep_enough_samples_when_the_rate_is_low() {
+        LatencyTracker t = LatencyTracker.builder()
+                .ticker(time)
+                .minWindowSamples(200)
+                .maxWindowAge(Duration.ofMinutes(10))
+                .build();
+        for (int s = 0; s < 900; s++) { // one sample per second for 15 minutes
+            t.record("a", MS);
+            nextRefresh();
+            t.sampleCount(); // a reader refreshes: each sample gets its own interval
+        }
+        // a 30 s window would hold 30; it keeps the newest 200 (to within an interval)
+        assertThat(t.sampleCount()).isBetween(200L, 201L);
+        assertThat(t.sampleCount("a")).isBetween(200L, 201L);
+
+        LatencyTracker capped = LatencyTracker.builder()
+                .ticker(time)
+                .minWindowSamples(100_000)
+                .maxWindowAge(Duration.ofMinutes(2))
+                .build();
+        for (int s = 0; s < 600; s++) {
+            capped.record(MS);
+            nextRefresh();
+            capped.sampleCount();
+        }
+        assertThat(capped.sampleCount()).isBetween(119L, 120L); // never older than maxWindowAge
+    }
+
     // ------------------------------------------------------------------ targets
 
     @Test
@@ -402,6 +500,7 @@ class LatencyTrackerTest {
                 .ticker(time)
                 .maxTargets(1)
                 .window(Duration.ofSeconds(10))
+                .minWindowSamples(0)
                 .build();
         t.record("old", MS);
         nextRefresh();

@@ -280,8 +280,21 @@ class SyncFormTest {
 
     @Test
     void should_not_run_the_callable_again_when_the_call_ended_after_the_hedge_was_reserved() throws Exception {
-        HedgedExecutor ex = HedgedExecutor.of("sync", config().build());
         java.util.concurrent.atomic.AtomicInteger runs = new java.util.concurrent.atomic.AtomicInteger();
+        CountDownLatch primaryRunning = new CountDownLatch(1);
+        // the hedge is timed only once the primary's callable runs (a loaded machine may start its
+        // thread late): the delay policy is asked right after the primary was submitted
+        HedgedExecutor ex = HedgedExecutor.of(
+                "sync",
+                config().delay(ctx -> {
+                            try {
+                                primaryRunning.await(30, TimeUnit.SECONDS);
+                            } catch (InterruptedException e) {
+                                Thread.currentThread().interrupt();
+                            }
+                            return 0;
+                        })
+                        .build());
         CountDownLatch release = new CountDownLatch(1);
         // the hedge is reserved, then the caller's thread is interrupted before it starts
         Thread caller = Thread.currentThread();
@@ -295,6 +308,7 @@ class SyncFormTest {
         });
         assertThatThrownBy(() -> ex.execute(() -> {
                     runs.incrementAndGet();
+                    primaryRunning.countDown();
                     release.await();
                     return "never";
                 }))

@@ -17,7 +17,8 @@ import java.util.SplittableRandom;
 public abstract class Distribution {
     /** What a SPEC may be, for error messages. */
     public static final String FORMS = "lognormal:MU,SIGMA | pareto:ALPHA,SCALE_MS | exp:MEAN_MS"
-            + " | bimodal:P_SLOW,FAST_MS,SLOW_MS | weibull:SHAPE,SCALE_MS | empirical:FILE";
+            + " | bimodal:P_SLOW,FAST_MS,SLOW_MS | weibull:SHAPE,SCALE_MS | mixture:P_SLOW,MU1,SIGMA1,MU2,SIGMA2"
+            + " | empirical:FILE";
 
     private final String spec;
 
@@ -97,6 +98,12 @@ public abstract class Distribution {
                 require(spec, p[0] > 0, "SHAPE must be > 0");
                 require(spec, p[1] > 0, "SCALE_MS must be > 0");
                 return new Weibull(spec, p[0], p[1]);
+            }
+            case "mixture": {
+                double[] p = numbers(spec, "mixture", rest, "P_SLOW,MU1,SIGMA1,MU2,SIGMA2");
+                require(spec, p[0] >= 0 && p[0] <= 1, "P_SLOW must be in [0, 1]");
+                require(spec, p[2] > 0 && p[4] > 0, "SIGMA1 and SIGMA2 must be > 0");
+                return new Mixture(spec, p[0], p[1], p[2], p[3], p[4]);
             }
             case "empirical":
                 return Empirical.load(spec, rest);
@@ -345,6 +352,91 @@ public abstract class Distribution {
         public double meanMs() {
             return scale * Math.exp(logGamma(1 + 1.0 / shape));
         }
+    }
+
+    /**
+     * Two lognormal modes: with probability {@code P_SLOW} exp(N(MU2, SIGMA2)), else exp(N(MU1,
+     * SIGMA1)) milliseconds; the shape of a service whose requests mostly hit a cache and sometimes
+     * go to disk or wait for a pause. Quantiles by bisection on the exact distribution function.
+     */
+    static final class Mixture extends Distribution {
+        final double pSlow;
+        final double mu1;
+        final double sigma1;
+        final double mu2;
+        final double sigma2;
+
+        Mixture(String spec, double pSlow, double mu1, double sigma1, double mu2, double sigma2) {
+            super(spec);
+            this.pSlow = pSlow;
+            this.mu1 = mu1;
+            this.sigma1 = sigma1;
+            this.mu2 = mu2;
+            this.sigma2 = sigma2;
+        }
+
+        @Override
+        public double sampleMs(SplittableRandom r) {
+            boolean slow = r.nextDouble() < pSlow;
+            double z = gaussian(r);
+            return slow ? Math.exp(mu2 + sigma2 * z) : Math.exp(mu1 + sigma1 * z);
+        }
+
+        /** P(X > x) for x in log space. */
+        private double survival(double lnX) {
+            return (1 - pSlow) * normalSurvival((lnX - mu1) / sigma1) + pSlow * normalSurvival((lnX - mu2) / sigma2);
+        }
+
+        @Override
+        public double quantileMs(double q) {
+            double target = 1 - q;
+            double lo = Math.min(mu1 - 12 * sigma1, mu2 - 12 * sigma2);
+            double hi = Math.max(mu1 + 12 * sigma1, mu2 + 12 * sigma2);
+            for (int i = 0; i < 200; i++) {
+                double mid = (lo + hi) / 2;
+                if (survival(mid) > target) {
+                    lo = mid;
+                } else {
+                    hi = mid;
+                }
+            }
+            return Math.exp((lo + hi) / 2);
+        }
+
+        @Override
+        public double meanMs() {
+            return (1 - pSlow) * Math.exp(mu1 + sigma1 * sigma1 / 2) + pSlow * Math.exp(mu2 + sigma2 * sigma2 / 2);
+        }
+    }
+
+    /** P(Z > z) for a standard normal Z, via erfc (Numerical Recipes' erfcc, relative error below 1.2e-7). */
+    static double normalSurvival(double z) {
+        double x = z / Math.sqrt(2);
+        double ax = Math.abs(x);
+        double t = 1 / (1 + 0.5 * ax);
+        double erfc = t
+                * Math.exp(
+                        -ax * ax
+                                - 1.26551223
+                                + t
+                                        * (1.00002368
+                                                + t
+                                                        * (0.37409196
+                                                                + t
+                                                                        * (0.09678418
+                                                                                + t
+                                                                                        * (-0.18628806
+                                                                                                + t
+                                                                                                        * (0.27886807
+                                                                                                                + t
+                                                                                                                        * (-1.13520398
+                                                                                                                                + t
+                                                                                                                                        * (1.48851587
+                                                                                                                                                + t
+                                                                                                                                                        * (-0.82215223
+                                                                                                                                                                + t
+                                                                                                                                                                        * 0.17087277)))))))));
+        return 0.5 * (x >= 0 ? erfc : 2 - erfc);
     }
 
     /** Lanczos approximation of ln Gamma(x), x > 0. */

@@ -18,6 +18,7 @@ import java.util.Set;
  * java -jar hedge-sim.jar shift --dist lognormal:0,1 --budget 0.05 --seed 1
  * java -jar hedge-sim.jar load --dist lognormal:0,1 --budget 0.05 --requests 200000 --seed 1
  * java -jar hedge-sim.jar timers
+ * java -jar hedge-sim.jar sweep --seed 1 > docs/bench-results/sweep.jsonl
  * </pre>
  */
 public final class HedgeSim {
@@ -30,6 +31,8 @@ public final class HedgeSim {
                     + " [--factor F] [--sample SEC]",
             "  load   --dist SPEC --budget B --requests N --seed S [--servers K] [--utilizations 0.5,0.7,0.9]",
             "  timers [--samples N] [--calls N]",
+            "  sweep  [--dists SPEC;SPEC...] [--budgets 0.001,0.01,0.05,0.1] [--requests N] [--large-requests N]"
+                    + " [--seed S] [--rate R]",
             "SPEC: " + Distribution.FORMS);
 
     private static final String DEFAULT_DIST = "lognormal:0,1";
@@ -73,8 +76,10 @@ public final class HedgeSim {
                     return load(rest, out);
                 case "timers":
                     return timers(rest, out);
+                case "sweep":
+                    return sweep(rest, out);
                 default:
-                    throw new UsageException("unknown command '" + cmd + "' (tail, plot, shift, load, timers)");
+                    throw new UsageException("unknown command '" + cmd + "' (tail, plot, shift, load, timers, sweep)");
             }
         } catch (UsageException e) {
             err.println("hedge-sim: " + e.getMessage());
@@ -92,7 +97,7 @@ public final class HedgeSim {
         CliArgs a = CliArgs.parse(rest, TAIL_OPTIONS, Set.of("json"));
         Distribution dist = a.dist(DEFAULT_DIST);
         double budget = a.number("budget", 0.05, 1e-6, 0.999);
-        int requests = (int) a.integer("requests", 200_000, 1, 50_000_000);
+        int requests = (int) a.integer("requests", 200_000, 1, 2_000_000);
         long seed = a.integer("seed", 1, Long.MIN_VALUE, Long.MAX_VALUE);
         double rate = a.number("rate", 1000, 1e-3, 1e9);
         String plot = a.string(plotCommand ? "out" : "plot", null);
@@ -165,6 +170,48 @@ public final class HedgeSim {
                 (int) a.integer("servers", 1, 1, 1024),
                 rho);
         out.println(LoadSim.run(c));
+        return 0;
+    }
+
+    private static int sweep(List<String> rest, PrintStream out) {
+        CliArgs a = CliArgs.parse(
+                rest, Set.of("dists", "budgets", "requests", "large-requests", "seed", "rate"), Set.of("json"));
+        List<Distribution> dists = new java.util.ArrayList<>();
+        String ds = a.string("dists", null);
+        for (String spec : ds == null ? SweepSim.DEFAULT_DISTS : ds.split(";")) {
+            try {
+                dists.add(Distribution.parse(spec.trim()));
+            } catch (IllegalArgumentException e) {
+                throw new UsageException(e.getMessage());
+            }
+        }
+        double[] budgets = SweepSim.DEFAULT_BUDGETS;
+        String bs = a.string("budgets", null);
+        if (bs != null) {
+            String[] parts = bs.split(",");
+            budgets = new double[parts.length];
+            for (int i = 0; i < parts.length; i++) {
+                try {
+                    budgets[i] = Double.parseDouble(parts[i].trim());
+                } catch (NumberFormatException e) {
+                    budgets[i] = Double.NaN;
+                }
+                if (!(budgets[i] > 0 && budgets[i] < 1)) {
+                    throw new UsageException("--budgets must be numbers in (0, 1), was '" + parts[i] + "'");
+                }
+            }
+        }
+        int small = (int) a.integer("requests", 500_000, 1, 2_000_000);
+        int large = (int) a.integer("large-requests", 1_000_000, 1, 2_000_000);
+        SweepSim.Config c = new SweepSim.Config(
+                dists,
+                budgets,
+                small,
+                large,
+                a.integer("seed", 1, Long.MIN_VALUE, Long.MAX_VALUE),
+                a.number("rate", 1000, 1e-3, 1e9));
+        log("sweep: " + dists.size() + " distributions x " + budgets.length + " budgets");
+        SweepSim.run(c, out);
         return 0;
     }
 

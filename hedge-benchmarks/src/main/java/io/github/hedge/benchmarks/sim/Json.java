@@ -110,6 +110,16 @@ public final class Json {
         return this;
     }
 
+    /**
+     * @param value an array element
+     * @return this
+     */
+    public Json value(String value) {
+        comma();
+        string(value);
+        return this;
+    }
+
     private void key(String name) {
         comma();
         string(name);

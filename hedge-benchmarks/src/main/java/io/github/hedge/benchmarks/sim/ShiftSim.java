@@ -84,13 +84,47 @@ public final class ShiftSim {
         long step = (long) (c.sampleSeconds * 1e9);
         List<double[]> samples = new ArrayList<>(); // {t seconds, delay ms}
         long[] nextSample = {step};
+        // extra load per virtual second: hedges sent / calls started in that second
+        List<double[]> perSecond = new ArrayList<>(); // {end of the second, extra load}
+        long[] nextSecond = {1_000_000_000L};
+        long[] last = {0, 0}; // calls, hedges at the previous second
         ExecutorRun.Result hedged = ExecutorRun.run(executor, w, ExecutorRun.delayed(w, slowdown), clock, now -> {
             while (now >= nextSample[0]) {
                 long d = executor.currentDelayNanos();
                 samples.add(new double[] {nextSample[0] / 1e9, d < 0 ? -1 : d / 1e6});
                 nextSample[0] += step;
             }
+            while (now >= nextSecond[0]) {
+                var st = executor.stats();
+                long calls = st.calls() - last[0];
+                long hedges = st.hedgesSent() - last[1];
+                perSecond.add(new double[] {nextSecond[0] / 1e9, calls == 0 ? 0 : (double) hedges / calls});
+                last[0] = st.calls();
+                last[1] = st.hedgesSent();
+                nextSecond[0] += 1_000_000_000L;
+            }
         });
+        // how long after the shift the per-second extra load is back within b + 0.5 pp for the
+        // rest of the slowdown
+        double limit = c.budget + 0.005;
+        double backWithin = -1;
+        double maxPerSecond = 0;
+        for (double[] ps : perSecond) {
+            if (ps[0] * 1e9 > slowFrom && ps[0] * 1e9 <= slowTo) {
+                maxPerSecond = Math.max(maxPerSecond, ps[1]);
+            }
+        }
+        for (int i = perSecond.size() - 1; i >= 0; i--) {
+            double[] ps = perSecond.get(i);
+            if (ps[0] * 1e9 <= slowFrom || ps[0] * 1e9 > slowTo) {
+                continue;
+            }
+            if (ps[1] > limit) {
+                backWithin = ps[0] - c.healthySeconds;
+                break;
+            }
+            backWithin = ps[0] - 1 - c.healthySeconds;
+        }
 
         // unhedged on the same draws: the primary's latency on its replica at its start instant
         double[] unhedgedSlow = new double[n];
@@ -129,7 +163,19 @@ public final class ShiftSim {
                 .field("healthy_p95_ms", Percentiles.round(healthyP95))
                 .field("delay_max_ms", Percentiles.round(delayMax))
                 .field("delay_max_over_healthy_p95", Percentiles.round(delayMax / healthyP95))
-                .field("extra_load", Percentiles.round5(hedged.extraLoad()));
+                .field("extra_load", Percentiles.round5(hedged.extraLoad()))
+                .field("max_extra_load_per_second_during_slowdown", Percentiles.round5(maxPerSecond))
+                .field("extra_load_within_b_plus_half_pp_after_s", backWithin)
+                .field("budget_denied", hedged.stats.budgetDenied())
+                .field("hedges_sent", hedged.stats.hedgesSent());
+        j.beginArray("extra_load_per_second");
+        for (double[] ps : perSecond) {
+            j.beginObject()
+                    .field("t_s", ps[0])
+                    .field("extra_load", Percentiles.round5(ps[1]))
+                    .endObject();
+        }
+        j.endArray();
         j.beginArray("delay_over_time");
         for (double[] s : samples) {
             j.beginObject()

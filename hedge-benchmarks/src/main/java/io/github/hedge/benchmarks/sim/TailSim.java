@@ -61,6 +61,16 @@ public final class TailSim {
         final long fixedDenied;
         final long hedgedWon;
         final long fixedWon;
+        /**
+         * the hedged executor's estimate of the unhedged p99 and p99.9 (ms), from its own censored
+         * samples; null when it has none
+         */
+        public double[] estimatedUnhedged;
+
+        /** hedges sent (hedged, fixed) */
+        final long hedgedSent;
+
+        final long fixedSent;
 
         Result(
                 Map<String, Percentiles> variants,
@@ -79,6 +89,8 @@ public final class TailSim {
             this.fixedDenied = fixed.stats.budgetDenied();
             this.hedgedWon = hedged.stats.hedgesWon();
             this.fixedWon = fixed.stats.hedgesWon();
+            this.hedgedSent = hedged.stats.hedgesSent();
+            this.fixedSent = fixed.stats.hedgesSent();
         }
     }
 
@@ -107,16 +119,21 @@ public final class TailSim {
         ExecutorRun.Backend backend = ExecutorRun.delayed(w, ExecutorRun.Slowdown.NONE);
 
         VirtualTimeScheduler hedgedClock = new VirtualTimeScheduler();
+        Duration savingsWindow = Duration.ofNanos(2 * w.spanNanos()).plusSeconds(60);
         io.github.hedge.core.HedgedExecutor[] holder = new io.github.hedge.core.HedgedExecutor[1];
         HedgeConfig hedgedConfig = HedgeConfig.builder()
                 .maxExtraLoad(c.budget)
                 .ticker(hedgedClock)
                 .scheduler(hedgedClock)
                 .idempotentByDefault(true)
+                // the estimate of the unhedged latency covers the whole run, like the true figures
+                .savingsWindow(savingsWindow)
                 .build();
         holder[0] = io.github.hedge.core.HedgedExecutor.of("sim-hedged", hedgedConfig);
         ExecutorRun.Result hedged = ExecutorRun.run(holder[0], w, backend, hedgedClock, null);
         long finalDelay = holder[0].currentDelayNanos();
+        hedgedClock.advance(savingsWindow.dividedBy(100)); // past a refresh: every sample visible
+        io.github.hedge.core.HedgeSavings saved = holder[0].savings();
 
         ExecutorRun.Result fixed = ExecutorRun.run(
                 "sim-fixed",
@@ -133,8 +150,15 @@ public final class TailSim {
         variants.put("hedged", hedged.percentiles());
         variants.put("fixed", fixed.percentiles());
         variants.put("oracle", new Percentiles(oracle));
-        return new Result(
+        Result r = new Result(
                 variants, hedged, fixed, dStar, finalDelay < 0 ? -1 : finalDelay / 1e6, (double) oracleHedges / n);
+        if (saved.unhedgedEstimate().count() > 0) {
+            r.estimatedUnhedged = new double[] {
+                saved.unhedgedEstimate().p99Nanos() / 1e6,
+                saved.unhedgedEstimate().p999Nanos() / 1e6
+            };
+        }
+        return r;
     }
 
     /**
@@ -187,6 +211,15 @@ public final class TailSim {
             }
             j.endObject();
         }
+        if (r.estimatedUnhedged != null) {
+            Percentiles u = r.variants.get("unhedged");
+            j.beginObject("estimated_unhedged")
+                    .field("p99", Percentiles.round(r.estimatedUnhedged[0]))
+                    .field("p999", Percentiles.round(r.estimatedUnhedged[1]))
+                    .field("p99_over_true", Percentiles.round(r.estimatedUnhedged[0] / u.at(0.99)))
+                    .field("p999_over_true", Percentiles.round(r.estimatedUnhedged[1] / u.at(0.999)))
+                    .endObject();
+        }
         return j.endObject().toString();
     }
 
@@ -223,6 +256,16 @@ public final class TailSim {
             sb.append(String.format(
                     "%-9s %10.4f %10.4f %10.4f %10.4f %10s%n",
                     e.getKey(), p.at(0.5), p.at(0.99), p.at(0.999), p.at(0.9999), extra));
+        }
+        sb.append(String.format(
+                "denied: hedged %d of %d wanted, fixed %d of %d%n",
+                r.hedgedDenied, r.hedgedDenied + r.hedgedSent, r.fixedDenied, r.fixedDenied + r.fixedSent));
+        if (r.estimatedUnhedged != null) {
+            Percentiles u = r.variants.get("unhedged");
+            sb.append(String.format(
+                    "estimated unhedged (from the hedged run's censored primaries): p99 %.4f ms (true %.4f),"
+                            + " p999 %.4f ms (true %.4f)%n",
+                    r.estimatedUnhedged[0], u.at(0.99), r.estimatedUnhedged[1], u.at(0.999)));
         }
         return sb.toString();
     }

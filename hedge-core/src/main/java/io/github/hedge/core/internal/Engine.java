@@ -7,8 +7,10 @@ import io.github.hedge.core.DelayPolicy;
 import io.github.hedge.core.ErrorClassifier;
 import io.github.hedge.core.HedgeBudget;
 import io.github.hedge.core.HedgeConfig;
+import io.github.hedge.core.HedgeSavings;
 import io.github.hedge.core.HedgeStats;
 import io.github.hedge.core.LatencyTracker;
+import io.github.hedge.core.PercentileDelay;
 import io.github.hedge.core.event.HedgeEvents;
 import io.github.hedge.core.spi.HedgeScheduler;
 import io.github.hedge.core.spi.Ticker;
@@ -34,6 +36,9 @@ public final class Engine {
     final DelayPolicy delayPolicy;
     final ErrorClassifier classifier;
     final LatencyTracker tracker;
+    /** Primaries' and calls' latency for {@link #savings()}. */
+    final Savings savings;
+
     final HedgeBudget budget;
     /** Whether the budget reads the executor's own ticker, so the call's start time can be reused. */
     final boolean budgetSharesTicker;
@@ -74,13 +79,17 @@ public final class Engine {
         this.scheduler = config.scheduler();
         this.timers = new TimerQueue(scheduler, ticker);
         this.deadlines = new TimerQueue(scheduler, ticker);
-        this.tracker = config.latencyTracker()
-                .orElseGet(() -> LatencyTracker.builder().ticker(ticker).build());
+        this.tracker = config.latencyTracker().orElseGet(() -> LatencyTracker.builder()
+                .ticker(ticker)
+                // enough samples for the policy's percentile (p99.9 needs 100,000)
+                .minWindowSamples(delayPolicy instanceof PercentileDelay p ? p.windowSamples() : 1_000)
+                .build());
         this.budget = config.budget().orElseGet(() -> HedgeBudget.builder()
                 .ratio(config.budgetRatio())
                 .ticker(ticker)
                 .build());
         this.budgetSharesTicker = budget.ticker() == ticker;
+        this.savings = new Savings(ticker, config.savingsWindow());
         this.idempotentByDefault = config.idempotentByDefault();
         this.defaultDeadlineNanos = config.deadline().map(d -> d.toNanos()).orElse(0L);
         this.propagators = config.contextPropagators();
@@ -130,6 +139,11 @@ public final class Engine {
                 Math.max(0, callsStarted - ok - failed - deadline - cancel),
                 Math.max(0, attemptsStarted - ended),
                 timers.size() + deadlines.size());
+    }
+
+    /** @return hedged latency beside the estimated unhedged latency, over the savings window */
+    public HedgeSavings savings() {
+        return savings.snapshot(stats());
     }
 
     /** The policy's delay before {@code attemptNumber}; a policy that throws means no hedge. */

@@ -335,8 +335,9 @@ public final class HashedWheelScheduler implements ClosableHedgeScheduler {
         }
 
         @Override
-        public boolean isPending() {
-            return state == WAITING && !owner.closed;
+        public boolean isDropped() {
+            int s = state;
+            return s == CANCELLED || (s == WAITING && owner.closed);
         }
 
         @Override

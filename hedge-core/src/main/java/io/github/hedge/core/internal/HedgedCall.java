@@ -468,6 +468,8 @@ final class HedgedCall<T> extends CompletableFuture<T> implements DelayContext {
         a.finish(Attempt.SUCCEEDED, now, null);
         engine.attemptsEnded.increment();
         engine.tracker.record(a.target, now - a.startNanos);
+        engine.savings.primaryAnswered(now - a.startNanos);
+        engine.savings.callSucceeded(now - startNanos);
         inFlight = 0;
         state = DONE;
         engine.successes.increment();
@@ -485,6 +487,9 @@ final class HedgedCall<T> extends CompletableFuture<T> implements DelayContext {
         engine.attemptsEnded.increment();
         if (error == null) {
             engine.tracker.record(a.target, now - a.startNanos);
+            if (a.number == 1) {
+                engine.savings.primaryAnswered(now - a.startNanos);
+            }
         }
         ErrorClassifier.Decision decision = error == null ? null : classify(cause);
         ScheduledTask hedgeT = null;
@@ -570,6 +575,7 @@ final class HedgedCall<T> extends CompletableFuture<T> implements DelayContext {
                 }
             }
             engine.successes.increment();
+            engine.savings.callSucceeded(now - startNanos);
             finish(CallCompleted.CallOutcome.SUCCESS, a.number, now);
             super.complete(value);
         } else {
@@ -666,8 +672,11 @@ final class HedgedCall<T> extends CompletableFuture<T> implements DelayContext {
         for (Attempt<T> o : running) {
             if (o.cancel(now)) {
                 engine.attemptsEnded.increment();
-                // a cancelled loser ran at least this long: its censored latency keeps the estimate honest
-                engine.tracker.record(o.target, now - o.startNanos);
+                // a cancelled attempt only shows its latency exceeds its elapsed time: a censored sample
+                engine.tracker.recordCensored(o.target, now - o.startNanos);
+                if (o.number == 1) {
+                    engine.savings.primaryCancelled(now - o.startNanos);
+                }
             }
         }
     }
@@ -815,6 +824,11 @@ final class HedgedCall<T> extends CompletableFuture<T> implements DelayContext {
             last = attempt(started);
         }
         return last.target;
+    }
+
+    @Override
+    public double budgetFill() {
+        return engine.budget.fill();
     }
 
     @Override

@@ -5,23 +5,23 @@ package io.github.hedge.core.internal;
  * stripes and packs the non-zero buckets into a compact slice for {@link SlidingBucketWindow}. One
  * instance is reused for every drain of a refresh.
  *
- * <p>A packed slice is a {@code long[]} of entries {@code (count << 12) | bucketIndex}, one per
- * non-zero bucket, so an interval costs 8 bytes per distinct bucket it touched.
+ * <p>A packed slice is a {@code long[]} of entries {@code (count << 13) | index}, one per
+ * non-zero index (a bucket index, plus {@link LogLinearBuckets#BUCKET_COUNT} for a censored sample), so an interval costs 8 bytes per distinct bucket it touched.
  *
  * <p>Internal: not part of the public API. Not thread-safe: used under the tracker's refresh lock.
  */
 public final class SliceCollector {
-    static final int INDEX_BITS = 12;
+    static final int INDEX_BITS = 13;
     static final long INDEX_MASK = (1L << INDEX_BITS) - 1;
 
     static {
-        if (LogLinearBuckets.BUCKET_COUNT > (1 << INDEX_BITS)) {
+        if (2 * LogLinearBuckets.BUCKET_COUNT > (1 << INDEX_BITS)) {
             throw new AssertionError("bucket index does not fit in " + INDEX_BITS + " bits");
         }
     }
 
-    private final long[] sums = new long[LogLinearBuckets.BUCKET_COUNT];
-    private final int[] touched = new int[LogLinearBuckets.BUCKET_COUNT];
+    private final long[] sums = new long[2 * LogLinearBuckets.BUCKET_COUNT];
+    private final int[] touched = new int[2 * LogLinearBuckets.BUCKET_COUNT];
     private int touchedCount;
 
     /** Creates an empty collector. */

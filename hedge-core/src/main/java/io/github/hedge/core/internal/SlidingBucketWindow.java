@@ -1,39 +1,75 @@
 package io.github.hedge.core.internal;
 
+import java.util.ArrayDeque;
 import java.util.Arrays;
+import java.util.Iterator;
 
 /**
- * A sliding window of bucket counts ({@link LogLinearBuckets}) made of a ring of per-interval
- * slices (packed by {@link SliceCollector}) and a running sum of the slices in the ring: closing an
- * interval adds the new slice and subtracts the one that falls out, so the sum always equals the
- * window exactly and costs O(distinct buckets touched), not O(window).
+ * A sliding window of bucket counts ({@link LogLinearBuckets}) made of per-interval slices (packed
+ * by {@link SliceCollector}) and a running sum of the slices it holds: closing an interval adds the
+ * new slice and subtracts the ones that fall out, so the sum always equals the window exactly and
+ * costs O(distinct buckets touched), not O(window).
  *
- * <p>Memory: the running sum (about 19 KB) exists only while the window holds samples; each slice
- * costs 8 bytes per distinct bucket it touched.
+ * <p><b>Two kinds of sample.</b> Bucket indexes below {@link LogLinearBuckets#BUCKET_COUNT} count
+ * observed latencies; indexes {@code BUCKET_COUNT + i} count <em>censored</em> samples, attempts
+ * cancelled after a time in bucket {@code i}, whose latency is only known to exceed it. Percentiles
+ * are the Kaplan–Meier (product-limit) estimate over the buckets: a censored sample counts in the
+ * risk set of every bucket up to and including its own, then leaves without an event, so its mass
+ * goes to the observed samples above it. Without censored samples this is exactly the empirical
+ * percentile.
+ *
+ * <p><b>Extent: time and count.</b> A slice counts for {@code timeSlices} intervals; after that it
+ * is kept while the newer slices hold fewer than {@code minSamples} samples, and never beyond {@code
+ * maxSlices} intervals. At a high rate the window is a time window; at a low rate it still holds
+ * enough samples to estimate a percentile.
+ *
+ * <p>Memory: the running sum (about 38 KB) exists only while the window holds samples; each slice
+ * costs 8 bytes per distinct bucket it touched, and only intervals that recorded something have a
+ * slice.
  *
  * <p>Internal: not part of the public API. Not thread-safe: used under the tracker's refresh lock.
  */
 public final class SlidingBucketWindow {
-    private final long[][] ring;
-    private int head;
-    private int nonEmptySlices;
+    /** Buckets of observed samples; the censored ones follow at {@code B + i}. */
+    static final int B = LogLinearBuckets.BUCKET_COUNT;
+
+    private final int timeSlices;
+    private final long minSamples;
+    private final int maxSlices;
+    private final ArrayDeque<Slice> slices = new ArrayDeque<>();
+    private long epoch;
     private long[] counts;
-    private long total;
-    private int highestIndex = -1;
+    private long events;
+    private long censored;
+    private int highestIndex = -1; // highest bucket (of either kind, folded to [0, B)) with a count
+    private int highestEvent = -1;
     private long version;
 
-    /** @param sliceCount how many intervals the window spans, at least 1 */
+    /** @param sliceCount how many intervals the window spans, at least 1; no count extension */
     public SlidingBucketWindow(int sliceCount) {
-        if (sliceCount < 1) {
-            throw new IllegalArgumentException("sliceCount must be >= 1, was " + sliceCount);
+        this(sliceCount, 0, sliceCount);
+    }
+
+    /**
+     * @param timeSlices how many intervals a slice counts for, at least 1
+     * @param minSamples samples the window keeps while older slices are available, at least 0
+     * @param maxSlices how many intervals a slice counts for at most, at least {@code timeSlices}
+     */
+    public SlidingBucketWindow(int timeSlices, long minSamples, int maxSlices) {
+        if (timeSlices < 1) {
+            throw new IllegalArgumentException("sliceCount must be >= 1, was " + timeSlices);
         }
-        this.ring = new long[sliceCount][];
+        if (maxSlices < timeSlices) {
+            throw new IllegalArgumentException("maxSlices must be >= " + timeSlices + ", was " + maxSlices);
+        }
+        this.timeSlices = timeSlices;
+        this.minSamples = Math.max(0, minSamples);
+        this.maxSlices = maxSlices;
     }
 
     /**
      * Closes {@code intervals} intervals: the first {@code intervals - 1} empty (nothing was
-     * drained during them), the last holding {@code slice}. Slices older than the window fall out;
-     * a gap at least as long as the window empties it in O(slices).
+     * drained during them), the last holding {@code slice}. Slices that leave the window fall out.
      *
      * @param intervals at least 1
      * @param slice a packed slice, or {@code null} when the last interval is empty too
@@ -42,69 +78,72 @@ public final class SlidingBucketWindow {
         if (intervals < 1) {
             throw new IllegalArgumentException("intervals must be >= 1, was " + intervals);
         }
-        if (nonEmptySlices == 0 && slice == null) {
-            return; // nothing in the ring: where the head points does not matter
-        }
-        if (intervals - 1 >= ring.length) {
-            clear();
-        } else {
-            for (long i = 1; i < intervals && nonEmptySlices > 0; i++) {
-                push(null);
-            }
-        }
-        push(slice);
-    }
-
-    private void push(long[] slice) {
-        long[] expired = ring[head];
-        ring[head] = slice;
-        head = head + 1 == ring.length ? 0 : head + 1;
-        if (expired != null) {
-            nonEmptySlices--;
-            apply(expired, -1);
-        }
+        epoch += intervals;
         if (slice != null) {
-            nonEmptySlices++;
-            apply(slice, 1);
+            Slice s = new Slice(epoch, slice);
+            slices.addLast(s);
+            apply(s, 1);
+        }
+        boolean changed = slice != null;
+        while (!slices.isEmpty()) {
+            Slice oldest = slices.peekFirst();
+            long age = epoch - oldest.epoch; // 0 for the newest interval
+            boolean expired = age >= maxSlices
+                    || (age >= timeSlices && events + censored - oldest.events - oldest.censored >= minSamples);
+            if (!expired) {
+                break;
+            }
+            slices.removeFirst();
+            apply(oldest, -1);
+            changed = true;
+        }
+        if (changed) {
+            version++;
         }
     }
 
-    private void apply(long[] slice, long sign) {
+    private void apply(Slice s, long sign) {
         if (counts == null) {
-            counts = new long[LogLinearBuckets.BUCKET_COUNT];
+            counts = new long[2 * B];
         }
-        for (long entry : slice) {
+        for (long entry : s.packed) {
             int index = SliceCollector.index(entry);
             long c = SliceCollector.count(entry) * sign;
             counts[index] += c;
-            total += c;
-            if (sign > 0 && index > highestIndex) {
-                highestIndex = index;
+            int folded = index < B ? index : index - B;
+            if (sign > 0) {
+                if (folded > highestIndex) {
+                    highestIndex = folded;
+                }
+                if (index < B && index > highestEvent) {
+                    highestEvent = index;
+                }
             }
         }
-        if (total == 0) {
-            counts = null; // idle windows keep no 19 KB array
+        events += s.events * sign;
+        censored += s.censored * sign;
+        if (events + censored == 0) {
+            counts = null; // idle windows keep no 38 KB array
             highestIndex = -1;
+            highestEvent = -1;
         } else if (sign < 0) {
-            while (counts[highestIndex] == 0) {
+            while (highestIndex >= 0 && counts[highestIndex] == 0 && counts[B + highestIndex] == 0) {
                 highestIndex--;
             }
+            while (highestEvent >= 0 && counts[highestEvent] == 0) {
+                highestEvent--;
+            }
         }
-        version++;
     }
 
-    private void clear() {
-        Arrays.fill(ring, null);
-        nonEmptySlices = 0;
-        counts = null;
-        total = 0;
-        highestIndex = -1;
-        version++;
-    }
-
-    /** @return the samples in the window */
+    /** @return the samples in the window, observed and censored */
     public long total() {
-        return total;
+        return events + censored;
+    }
+
+    /** @return the censored samples in the window */
+    public long censored() {
+        return censored;
     }
 
     /** @return a number that changes whenever the window's content does */
@@ -113,44 +152,119 @@ public final class SlidingBucketWindow {
     }
 
     /**
-     * @return the largest value in the window (its bucket's highest value), in nanoseconds, or -1
-     *     when the window is empty
+     * @return the largest observed value in the window (its bucket's highest value), in
+     *     nanoseconds, or -1 when the window holds no observed sample
      */
     public long max() {
-        return highestIndex < 0 ? -1 : LogLinearBuckets.highestValue(highestIndex);
+        return highestEvent < 0 ? -1 : LogLinearBuckets.highestValue(highestEvent);
     }
 
     /**
-     * Computes several percentiles in one pass.
+     * Whether this source still completes: false when the window holds censored samples and the
+     * last {@code timeSlices} intervals hold no observed one (a target whose attempts only ever get
+     * cancelled, such as a replica that hangs).
+     */
+    public boolean completesRecently() {
+        if (censored == 0) {
+            return true;
+        }
+        for (Iterator<Slice> it = slices.descendingIterator(); it.hasNext(); ) {
+            Slice s = it.next();
+            if (epoch - s.epoch >= timeSlices) {
+                break;
+            }
+            if (s.events > 0) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /**
+     * Adds this window's censored counts to {@code acc} (length {@link LogLinearBuckets#BUCKET_COUNT}).
+     */
+    public void addCensoredTo(long[] acc) {
+        if (counts == null || censored == 0) {
+            return;
+        }
+        for (int i = 0; i <= highestIndex; i++) {
+            acc[i] += counts[B + i];
+        }
+    }
+
+    /** {@link #valuesAt(double[], long[], long[])} with nothing excluded. */
+    public void valuesAt(double[] sortedPs, long[] out) {
+        valuesAt(sortedPs, out, null);
+    }
+
+    /**
+     * Computes several percentiles in one pass: with no censored sample, the highest value of the
+     * bucket holding the {@code ceil(p * total)}-th smallest sample; otherwise the highest value of
+     * the first bucket where the Kaplan–Meier estimate of the distribution function reaches p. A
+     * percentile the estimate never reaches (the top of the window is censored) is reported as the
+     * highest value of the highest bucket holding a sample: a lower bound.
      *
      * @param sortedPs percentiles in (0, 1), ascending
-     * @param out receives, at the same positions, the value at each percentile in nanoseconds (the
-     *     highest value of the bucket holding the {@code ceil(p * total)}-th smallest sample), or -1
-     *     for all when the window is empty
+     * @param out receives, at the same positions, the value at each percentile in nanoseconds, or
+     *     -1 for all when the window holds no observed sample
+     * @param excludedCensored censored counts per bucket to leave out (clamped so no count goes
+     *     negative), or {@code null}
      */
-    public void valuesAt(double[] sortedPs, long[] out) {
+    public void valuesAt(double[] sortedPs, long[] out, long[] excludedCensored) {
         int n = sortedPs.length;
-        if (total == 0) {
+        if (events == 0) {
             Arrays.fill(out, 0, n, -1L);
             return;
         }
         int j = 0;
-        long rank = rank(sortedPs[0], total);
-        long cumulative = 0;
-        for (int i = 0; i <= highestIndex && j < n; i++) {
-            long c = counts[i];
-            if (c == 0) {
-                continue;
-            }
-            cumulative += c;
-            while (cumulative >= rank) {
-                out[j++] = LogLinearBuckets.highestValue(i);
-                if (j == n) {
-                    return;
+        if (censored == 0) {
+            long rank = rank(sortedPs[0], events);
+            long cumulative = 0;
+            for (int i = 0; i <= highestIndex && j < n; i++) {
+                long c = counts[i];
+                if (c == 0) {
+                    continue;
                 }
-                rank = rank(sortedPs[j], total);
+                cumulative += c;
+                while (cumulative >= rank) {
+                    out[j++] = LogLinearBuckets.highestValue(i);
+                    if (j == n) {
+                        return;
+                    }
+                    rank = rank(sortedPs[j], events);
+                }
+            }
+        } else {
+            long atRisk = events;
+            for (int i = 0; i <= highestIndex; i++) {
+                atRisk += censoredAt(i, excludedCensored);
+            }
+            double survival = 1.0;
+            for (int i = 0; i <= highestIndex && j < n; i++) {
+                long d = counts[i];
+                long c = censoredAt(i, excludedCensored);
+                if (d > 0) {
+                    survival *= 1.0 - (double) d / atRisk;
+                    double cdf = 1.0 - survival;
+                    while (j < n && cdf >= sortedPs[j] - 1e-12) {
+                        out[j++] = LogLinearBuckets.highestValue(i);
+                    }
+                }
+                atRisk -= d + c;
             }
         }
+        long top = LogLinearBuckets.highestValue(Math.max(highestIndex, 0));
+        while (j < n) {
+            out[j++] = top;
+        }
+    }
+
+    private long censoredAt(int i, long[] excluded) {
+        long c = counts[B + i];
+        if (excluded != null && c > 0) {
+            c = Math.max(0, c - excluded[i]);
+        }
+        return c;
     }
 
     /** @return the value at one percentile p in (0, 1), in nanoseconds; -1 when empty */
@@ -166,5 +280,29 @@ public final class SlidingBucketWindow {
         // (0.29 * 100 = 29.000000000000004) does not skip to the next sample
         long r = (long) Math.ceil(p * total * (1 - 1e-12));
         return Math.max(1, Math.min(total, r));
+    }
+
+    /** One interval's counts, with its totals of each kind. Immutable. */
+    private static final class Slice {
+        final long epoch;
+        final long[] packed;
+        final long events;
+        final long censored;
+
+        Slice(long epoch, long[] packed) {
+            this.epoch = epoch;
+            this.packed = packed;
+            long e = 0;
+            long c = 0;
+            for (long entry : packed) {
+                if (SliceCollector.index(entry) < B) {
+                    e += SliceCollector.count(entry);
+                } else {
+                    c += SliceCollector.count(entry);
+                }
+            }
+            this.events = e;
+            this.censored = c;
+        }
     }
 }

@@ -59,7 +59,8 @@ public final class StripedBucketCounter {
      * Counts one sample.
      *
      * @param probe from {@link #probe()}
-     * @param bucket from {@link LogLinearBuckets#indexOf}
+     * @param bucket from {@link LogLinearBuckets#indexOf}; plus {@link LogLinearBuckets#BUCKET_COUNT}
+     *     for a censored sample (an attempt cancelled after that time)
      */
     public void increment(long probe, int bucket) {
         Stripe s = stripes[(int) (probe >>> shift)];
@@ -109,7 +110,7 @@ public final class StripedBucketCounter {
     }
 
     private static final class Stripe {
-        final AtomicLongArray counts = new AtomicLongArray(LogLinearBuckets.BUCKET_COUNT);
+        final AtomicLongArray counts = new AtomicLongArray(2 * LogLinearBuckets.BUCKET_COUNT);
         volatile boolean dirty;
     }
 }

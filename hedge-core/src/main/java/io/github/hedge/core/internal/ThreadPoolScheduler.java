@@ -156,8 +156,9 @@ public final class ThreadPoolScheduler implements ClosableHedgeScheduler {
         }
 
         @Override
-        public boolean isPending() {
-            return state == WAITING && !executor.isShutdown();
+        public boolean isDropped() {
+            int s = state;
+            return s == CANCELLED || (s == WAITING && executor.isShutdown());
         }
 
         @Override

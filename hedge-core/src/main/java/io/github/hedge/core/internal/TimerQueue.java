@@ -21,8 +21,8 @@ import java.util.List;
  * <p>When the queue empties the armed scheduler task is left to expire on its own (it finds nothing
  * due and arms nothing), so a stream of calls whose primaries answer before their delay costs the
  * scheduler about one task per delay period rather than a schedule and a cancel per call. The armed
- * task is trusted only while the scheduler reports it {@linkplain ScheduledTask#isPending()
- * pending}: once a closed scheduler has discarded it, the next timer re-arms, and the scheduler's
+ * task is trusted until the scheduler reports it {@linkplain ScheduledTask#isDropped()
+ * dropped} (a task that is running still counts: it re-arms for what remains): once a closed scheduler has discarded it, the next timer re-arms, and the scheduler's
  * refusal reaches the caller of {@link #schedule}. A built-in scheduler that closes tells the
  * queue at once ({@link Discardable}), and every queued timer's discard callback runs, so the calls
  * waiting on them are settled.
@@ -73,7 +73,7 @@ public final class TimerQueue {
         synchronized (this) {
             n.seq = sequence++;
             insertLocked(n);
-            if (armed == null || n.due - armedDue < 0 || !armed.isPending()) {
+            if (armed == null || n.due - armedDue < 0 || armed.isDropped()) {
                 // the earliest timer moved up, or the armed task will never run: arm for the earliest
                 ScheduledTask previous = armed;
                 long due = heap[0].due;
@@ -174,6 +174,7 @@ public final class TimerQueue {
         }
         removeLocked(n);
         n.task = null;
+        n.dropped = true;
         return true;
     }
 
@@ -194,6 +195,7 @@ public final class TimerQueue {
             for (int i = 0; i < count; i++) {
                 dropped[i].index = -1;
                 dropped[i].task = null;
+                dropped[i].dropped = true;
             }
         }
         for (int i = 0; i < count; i++) {
@@ -257,6 +259,7 @@ public final class TimerQueue {
         long seq; // guarded by the queue
         Runnable task; // guarded by the queue
         int index = -1; // guarded by the queue; -1 once fired, cancelled or discarded
+        boolean dropped; // guarded by the queue; cancelled or discarded before it fired
 
         Node(TimerQueue queue, Runnable task, Discardable onDiscard, long due) {
             this.queue = queue;
@@ -271,9 +274,9 @@ public final class TimerQueue {
         }
 
         @Override
-        public boolean isPending() {
+        public boolean isDropped() {
             synchronized (queue) {
-                return index >= 0;
+                return dropped;
             }
         }
     }

@@ -1,6 +1,8 @@
 package io.github.hedge.core.micrometer;
 
+import io.github.hedge.core.HedgeSavings;
 import io.github.hedge.core.HedgedExecutor;
+import io.github.hedge.core.LatencySummary;
 import io.github.hedge.core.event.AttemptRecord;
 import io.github.hedge.core.event.BudgetExhausted;
 import io.github.hedge.core.event.CallCompleted;
@@ -82,10 +84,15 @@ import java.util.function.ToLongFunction;
  *       <td>{@code executor.budget().snapshot().remaining()}</td></tr>
  *   <tr><td>{@code hedge.calls.in.flight}</td><td>gauge, calls</td><td>-</td>
  *       <td>{@code executor.stats().inFlightCalls()}</td></tr>
+ *   <tr><td>{@code hedge.latency.hedged}</td><td>time gauge, seconds</td><td>{@code percentile}:
+ *       0.5|0.99|0.999</td><td>{@code executor.savings().hedged()}: what callers saw</td></tr>
+ *   <tr><td>{@code hedge.latency.unhedged.estimated}</td><td>time gauge, seconds</td>
+ *       <td>{@code percentile}: 0.5|0.99|0.999</td><td>{@code executor.savings().unhedgedEstimate()}:
+ *       what the same calls would have taken without hedging ({@link HedgeSavings})</td></tr>
  * </table>
  *
- * <p>The three gauges exist only when bound to an executor ({@link #of(HedgedExecutor)}) or when
- * {@link Builder#gauges} supplied their sources. The counters from {@link CallCompleted} are
+ * <p>The gauges exist only when bound to an executor ({@link #of(HedgedExecutor)}) or when
+ * {@link Builder#gauges} supplied their sources (the two latency gauges only for an executor, unless {@link Builder#savingsGauges} is off). The counters from {@link CallCompleted} are
  * enough on their own: {@code hedge.attempts{kind=hedge}} counts hedges sent and {@code
  * hedge.attempts{kind=hedge,outcome=won}} hedges won, also for adapters that publish nothing but
  * {@link CallCompleted}; {@code hedge.hedges.sent} and {@code hedge.hedges.won} count the
@@ -129,6 +136,7 @@ public final class HedgeMetrics implements MeterBinder, AutoCloseable {
     private final boolean percentileHistogram;
     private final boolean tagOperation;
     private final GaugeSource<?> gauges;
+    private final boolean savingsGauges;
 
     private final CopyOnWriteArrayList<Binding> bindings = new CopyOnWriteArrayList<>();
     private Subscription subscription; // guarded by this
@@ -142,6 +150,7 @@ public final class HedgeMetrics implements MeterBinder, AutoCloseable {
         this.percentileHistogram = b.percentileHistogram;
         this.tagOperation = b.tagOperation;
         this.gauges = b.gauges;
+        this.savingsGauges = b.savingsGauges;
     }
 
     /**
@@ -437,6 +446,38 @@ public final class HedgeMetrics implements MeterBinder, AutoCloseable {
         }
     }
 
+    /** Percentiles of {@link HedgeSavings} as time gauges, tagged {@code percentile}. */
+    private static final String[] SAVINGS_PERCENTILES = {"0.5", "0.99", "0.999"};
+
+    private static long savingsValue(LatencySummary s, int i) {
+        long v = i == 0 ? s.p50Nanos() : i == 1 ? s.p99Nanos() : s.p999Nanos();
+        return v;
+    }
+
+    static void registerSavings(HedgeMetrics outer, HedgeMetrics.Binding b, HedgedExecutor executor) {
+        for (int i = 0; i < SAVINGS_PERCENTILES.length; i++) {
+            int k = i;
+            b.track(TimeGauge.builder(outer.meterName("latency.hedged"), executor, TimeUnit.NANOSECONDS, x -> {
+                        long v = savingsValue(x.savings().hedged(), k);
+                        return v < 0 ? Double.NaN : v;
+                    })
+                    .description("latency of successful calls over the savings window (HedgedExecutor.savings())")
+                    .tags(outer.commonTags)
+                    .tag("percentile", SAVINGS_PERCENTILES[i])
+                    .register(b.registry));
+            b.track(TimeGauge.builder(
+                            outer.meterName("latency.unhedged.estimated"), executor, TimeUnit.NANOSECONDS, x -> {
+                                long v = savingsValue(x.savings().unhedgedEstimate(), k);
+                                return v < 0 ? Double.NaN : v;
+                            })
+                    .description("estimated latency of the same calls without hedging (cancelled primaries as"
+                            + " lower bounds, Kaplan-Meier); see HedgedExecutor.savings()")
+                    .tags(outer.commonTags)
+                    .tag("percentile", SAVINGS_PERCENTILES[i])
+                    .register(b.registry));
+        }
+    }
+
     /** The state object of the gauges, held weakly, and value functions that do not capture it. */
     private static final class GaugeSource<S> {
         final WeakReference<S> state;
@@ -479,6 +520,9 @@ public final class HedgeMetrics implements MeterBinder, AutoCloseable {
                         .tags(outer.commonTags)
                         .register(b.registry));
             }
+            if (outer.savingsGauges && s instanceof HedgedExecutor) {
+                registerSavings(outer, b, (HedgedExecutor) s);
+            }
             if (inFlightCalls != null) {
                 ToLongFunction<? super S> f = inFlightCalls;
                 b.track(Gauge.builder(outer.meterName("calls.in.flight"), s, x -> (double) f.applyAsLong(x))
@@ -503,6 +547,7 @@ public final class HedgeMetrics implements MeterBinder, AutoCloseable {
         private boolean percentileHistogram;
         private boolean tagOperation;
         private GaugeSource<?> gauges;
+        private boolean savingsGauges = true;
 
         private Builder(String name, HedgeEvents events) {
             this.name = name;
@@ -557,6 +602,18 @@ public final class HedgeMetrics implements MeterBinder, AutoCloseable {
          */
         public Builder percentileHistogram(boolean enabled) {
             this.percentileHistogram = enabled;
+            return this;
+        }
+
+        /**
+         * @param enabled whether to publish {@link HedgedExecutor#savings()} as {@code
+         *     hedge.latency.hedged} and {@code hedge.latency.unhedged.estimated} time gauges tagged
+         *     {@code percentile} (0.5, 0.99, 0.999); only for a binder built from an executor; on by
+         *     default
+         * @return this builder
+         */
+        public Builder savingsGauges(boolean enabled) {
+            this.savingsGauges = enabled;
             return this;
         }
 

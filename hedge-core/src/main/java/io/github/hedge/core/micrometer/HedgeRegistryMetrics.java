@@ -67,21 +67,23 @@ public final class HedgeRegistryMetrics implements MeterBinder, AutoCloseable {
     @Override
     public void bindTo(MeterRegistry meterRegistry) {
         Checks.notNull("meterRegistry", meterRegistry);
-        // follow the registry before reading it, so an executor added meanwhile is seen by one of
-        // the two (or both: binding is idempotent); added() waits for this monitor
-        subscribeOnce();
-        synchronized (this) {
-            if (closed) {
-                throw new IllegalStateException("HedgeRegistryMetrics is closed");
+        // subscribe and read as one step while no executor can be created: an executor created
+        // before is in the snapshot, one created after is announced to the subscription
+        registry.withExecutors(executors -> {
+            subscribeOnce();
+            synchronized (this) {
+                if (closed) {
+                    throw new IllegalStateException("HedgeRegistryMetrics is closed");
+                }
+                if (meterRegistries.contains(meterRegistry)) {
+                    return;
+                }
+                meterRegistries.add(meterRegistry);
+                for (HedgedExecutor e : executors) {
+                    metricsFor(e).bindTo(meterRegistry);
+                }
             }
-            if (meterRegistries.contains(meterRegistry)) {
-                return;
-            }
-            meterRegistries.add(meterRegistry);
-            for (HedgedExecutor e : registry.getAllExecutors()) {
-                metricsFor(e).bindTo(meterRegistry);
-            }
-        }
+        });
     }
 
     private void subscribeOnce() {

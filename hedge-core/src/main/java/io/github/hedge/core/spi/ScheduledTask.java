@@ -12,16 +12,17 @@ public interface ScheduledTask {
     boolean cancel();
 
     /**
-     * Whether the task will still run: it has neither run nor been cancelled, and its scheduler has
-     * not discarded it (a {@link ClosableHedgeScheduler} discards its pending tasks when closed).
-     * The executor arms one scheduler task for many timers and trusts it only while this returns
-     * {@code true}, so a scheduler that can drop a task without running it must override this;
-     * otherwise calls could wait for a timer that never fires.
+     * Whether the task will never run although it has not run: it was cancelled, or its scheduler
+     * discarded it (a {@link ClosableHedgeScheduler} discards its pending tasks when closed). A
+     * task that is still due, is running or has run is not dropped. The executor arms one scheduler
+     * task for many timers and stops trusting it once this returns {@code true}, so a scheduler that
+     * can drop a task without running it must override this; otherwise calls could wait for a timer
+     * that never fires.
      *
-     * @return {@code true} while the task is still due to run; the default, for schedulers that
-     *     never drop a task, is {@code true}
+     * @return {@code true} once the task is certain never to run; the default, for schedulers that
+     *     never drop a task, is {@code false}
      */
-    default boolean isPending() {
-        return true;
+    default boolean isDropped() {
+        return false;
     }
 }

@@ -142,9 +142,9 @@ public final class VirtualTimeScheduler implements HedgeScheduler, Ticker {
         }
 
         @Override
-        public boolean isPending() {
+        public boolean isDropped() {
             synchronized (VirtualTimeScheduler.this) {
-                return state == WAITING;
+                return state == CANCELLED;
             }
         }
 

@@ -135,7 +135,7 @@ class TimerQueueTest {
 
     @Test
     void should_trust_no_armed_task_that_a_scheduler_of_its_own_reports_as_no_longer_pending() {
-        // a user scheduler that drops tasks silently but reports them through isPending()
+        // a user scheduler that drops tasks silently but reports them through isDropped()
         List<Runnable> accepted = new ArrayList<>();
         boolean[] closed = {false};
         io.github.hedge.core.spi.HedgeScheduler own = new io.github.hedge.core.spi.HedgeScheduler() {
@@ -152,8 +152,8 @@ class TimerQueueTest {
                     }
 
                     @Override
-                    public boolean isPending() {
-                        return !closed[0];
+                    public boolean isDropped() {
+                        return closed[0];
                     }
                 };
             }

@@ -1,0 +1,54 @@
+package io.github.hedge.spring.annotation;
+
+import java.lang.annotation.Documented;
+import java.lang.annotation.ElementType;
+import java.lang.annotation.Retention;
+import java.lang.annotation.RetentionPolicy;
+import java.lang.annotation.Target;
+
+/**
+ * Runs a Spring bean method as a hedged call through the named instance ({@code hedge.instances.<name>},
+ * or {@code hedge.defaults} for a name that is not listed).
+ *
+ * <ul>
+ *   <li>A method returning {@code CompletionStage} or {@code CompletableFuture} runs through the
+ *       async form: each attempt invokes the method again (on the thread that starts the attempt: the
+ *       caller's for the primary, the hedge timer's for hedges), and a losing attempt's future is
+ *       cancelled.
+ *   <li>Any other method runs its attempts on the instance's attempt executor (the bean named {@code
+ *       hedgeAttemptExecutor}, else a virtual thread per attempt on JDK 21+, else a shared cached
+ *       pool) while the caller waits; a losing attempt's thread is interrupted. Thread-bound context
+ *       (transactions, security context, MDC) is not carried into attempts unless a context
+ *       propagator is configured with a {@code HedgeConfigCustomizer}.
+ *   <li>A call is hedged only if it is idempotent: {@link #idempotent()} decides, else the instance's
+ *       {@code idempotent} property, whose default is {@code false}. A call that is not idempotent
+ *       invokes the method exactly once.
+ * </ul>
+ *
+ * Other results that complete later ({@code Future}, a Reactive Streams {@code Publisher} such as
+ * {@code Mono}) are refused with an {@code IllegalStateException} on the first call: the method
+ * returns at once, so hedging would have nothing to do.
+ *
+ * <p>On a type, the annotation applies to every method called through the bean's proxy; one on a
+ * method wins.
+ */
+@Target({ElementType.METHOD, ElementType.TYPE})
+@Retention(RetentionPolicy.RUNTIME)
+@Documented
+public @interface Hedged {
+    /** @return the instance name, as in {@code hedge.instances.<name>} */
+    String value();
+
+    /** @return whether the method may run more than once; default: the instance's {@code idempotent} */
+    Idempotence idempotent() default Idempotence.FROM_INSTANCE;
+
+    /** Whether a hedged method may run more than once per call. */
+    enum Idempotence {
+        /** Use the instance's {@code idempotent} property (default {@code false}). */
+        FROM_INSTANCE,
+        /** The method may run more than once: hedge it. */
+        IDEMPOTENT,
+        /** The method must run exactly once: never hedge it. */
+        NOT_IDEMPOTENT
+    }
+}

@@ -1,0 +1,2 @@
+/** The {@code hedges} Spring Boot Actuator endpoint. */
+package io.github.hedge.spring.boot.actuate;

@@ -1,0 +1,93 @@
+package io.github.hedge.spring.boot.autoconfigure;
+
+import io.github.hedge.core.HedgedExecutor;
+import io.github.hedge.core.HedgedExecutorRegistry;
+import io.github.hedge.spring.aop.HedgedAdvisor;
+import java.util.concurrent.Executor;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.beans.factory.annotation.Qualifier;
+import org.springframework.beans.factory.config.BeanDefinition;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.boot.context.properties.bind.Binder;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Role;
+import org.springframework.core.env.Environment;
+
+/**
+ * Auto-configures hedge from the {@code hedge.*} properties: a {@link HedgedExecutorRegistry}, the
+ * {@link HedgeInstances} that build every named instance, and the {@link HedgedAdvisor} behind
+ * {@code @Hedged}. Every bean backs off when the application
+ * defines its own of the same type.
+ *
+ * <p>Plain (non-{@code CompletionStage}) {@code @Hedged} methods run their attempts on the {@link
+ * Executor} bean named {@value #ATTEMPT_EXECUTOR_BEAN_NAME} if there is one, else on hedge-core's
+ * default (a virtual thread per attempt on JDK 21+, else a shared cached pool of daemon threads).
+ */
+@AutoConfiguration
+@ConditionalOnClass(HedgedExecutor.class)
+@EnableConfigurationProperties(HedgeProperties.class)
+public class HedgeAutoConfiguration {
+    /** The name of the optional {@link Executor} bean that runs the attempts of blocking calls. */
+    public static final String ATTEMPT_EXECUTOR_BEAN_NAME = "hedgeAttemptExecutor";
+
+    /** Created by Spring. */
+    public HedgeAutoConfiguration() {}
+
+    /**
+     * @param properties the {@code hedge.*} properties
+     * @return a registry whose default configuration is {@code hedge.defaults}
+     */
+    @Bean
+    @ConditionalOnMissingBean
+    public HedgedExecutorRegistry hedgedExecutorRegistry(HedgeProperties properties) {
+        SettingsResolver.Resolved defaults = SettingsResolver.resolve("(defaults)", properties.getDefaults(), null);
+        return HedgedExecutorRegistry.of(
+                SettingsResolver.toBuilder("(defaults)", defaults).build());
+    }
+
+    /**
+     * @param properties the {@code hedge.*} properties
+     * @param registry the registry
+     * @param customizers applied to every instance
+     * @param attemptExecutor the executor of blocking attempts, if the application defines one
+     * @param environment re-read by {@link HedgeInstances#refresh()}
+     * @return the named instances
+     */
+    @Bean
+    @ConditionalOnMissingBean
+    public HedgeInstances hedgeInstances(
+            HedgeProperties properties,
+            HedgedExecutorRegistry registry,
+            ObjectProvider<HedgeConfigCustomizer> customizers,
+            @Qualifier(ATTEMPT_EXECUTOR_BEAN_NAME) ObjectProvider<Executor> attemptExecutor,
+            Environment environment) {
+        return new HedgeInstances(
+                properties,
+                registry,
+                customizers.orderedStream().toList(),
+                attemptExecutor.getIfAvailable(),
+                () -> Binder.get(environment).bindOrCreate("hedge", HedgeProperties.class));
+    }
+
+    /**
+     * The advisor behind {@code @Hedged}. Static and an infrastructure bean, like {@code
+     * @Transactional}'s: auto-proxy creators look advisors up early, so it reads {@code
+     * hedge.aspect.order} straight from the environment and gets {@link HedgeInstances} on first use.
+     *
+     * @param instances the named instances, resolved on the first {@code @Hedged} call
+     * @param environment holds {@code hedge.aspect.order}
+     * @return the advisor
+     */
+    @Bean
+    @ConditionalOnMissingBean
+    @Role(BeanDefinition.ROLE_INFRASTRUCTURE)
+    public static HedgedAdvisor hedgedAdvisor(ObjectProvider<HedgeInstances> instances, Environment environment) {
+        int order = Binder.get(environment)
+                .bind("hedge.aspect.order", Integer.class)
+                .orElse(HedgedAdvisor.DEFAULT_ORDER);
+        return new HedgedAdvisor(instances::getObject, order);
+    }
+}

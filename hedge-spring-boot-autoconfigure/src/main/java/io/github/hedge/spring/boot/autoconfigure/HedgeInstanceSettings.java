@@ -1,0 +1,36 @@
+package io.github.hedge.spring.boot.autoconfigure;
+
+import java.time.Duration;
+
+/**
+ * The effective settings of one instance after inheriting from {@code hedge.defaults}, as the
+ * {@code hedges} actuator endpoint shows them. Immutable.
+ *
+ * @param maxAttempts most attempts per call, primary included
+ * @param delay the delay policy, described (e.g. {@code percentile 0.95} or {@code fixed 20ms})
+ * @param maxExtraLoad the budget: extra attempts per primary call over a 30 s window
+ * @param minDelay the smallest delay before a hedge
+ * @param maxDelay the largest delay before a hedge
+ * @param timeout the overall deadline of a call, or null
+ * @param idempotent whether calls that do not say are idempotent (may be hedged)
+ * @param slowCallThreshold calls slower than this are logged, or null for no log
+ */
+public record HedgeInstanceSettings(
+        int maxAttempts,
+        String delay,
+        double maxExtraLoad,
+        Duration minDelay,
+        Duration maxDelay,
+        Duration timeout,
+        boolean idempotent,
+        Duration slowCallThreshold) {
+
+    /**
+     * @param duration a duration, or null
+     * @return it the way it is written in properties ({@code 20ms}, {@code 10s}), else ISO-8601;
+     *     null for null
+     */
+    public static String text(Duration duration) {
+        return duration == null ? null : SettingsResolver.fmt(duration);
+    }
+}

@@ -1,0 +1,264 @@
+package io.github.hedge.spring.boot.autoconfigure;
+
+import io.github.hedge.core.HedgeConfig;
+import io.github.hedge.core.HedgedExecutor;
+import io.github.hedge.core.HedgedExecutorRegistry;
+import io.github.hedge.core.event.Subscription;
+import io.github.hedge.core.slowlog.SlowCallLog;
+import io.github.hedge.spring.boot.autoconfigure.SettingsResolver.Resolved;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executor;
+import java.util.function.Consumer;
+import java.util.function.Supplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The named executors configured by {@code hedge.*}: builds every listed instance when the
+ * application starts (so an invalid value fails the start), creates unlisted ones from {@code
+ * hedge.defaults} on first use, and reconfigures an instance at runtime without a restart.
+ *
+ * <h2>Runtime changes</h2>
+ *
+ * {@link #update(String, Consumer)} (the {@code hedges} actuator endpoint's write operation) and
+ * {@link #refresh()} (re-reads {@code hedge.*} from the {@code Environment}, e.g. after Spring
+ * Cloud's {@code EnvironmentChangeEvent}) build a new {@link HedgedExecutor} for each instance whose
+ * effective settings changed and {@linkplain HedgedExecutorRegistry#replace replace} it in the
+ * registry: calls already running finish on the old executor, new calls use the new one. The new
+ * executor keeps the old one's latency tracker (so an adaptive delay stays warm) and, if {@code
+ * max-extra-load} did not change, its budget; its counters ({@link HedgedExecutor#stats()}) and
+ * meters start from zero. Invalid values are rejected with {@link InvalidHedgePropertyException}
+ * and change nothing.
+ *
+ * <p>Thread-safe: lookups are lock-free, changes are serialised.
+ */
+public class HedgeInstances implements AutoCloseable {
+    private static final Logger log = LoggerFactory.getLogger(HedgeInstances.class);
+
+    private final HedgedExecutorRegistry registry;
+    private final List<HedgeConfigCustomizer> customizers;
+    private final Executor attemptExecutor;
+    private final Supplier<HedgeProperties> rebinder;
+
+    private volatile HedgeProperties properties;
+    private final Map<String, HedgeInstanceSettings> settings = new ConcurrentHashMap<>();
+    private final Map<String, Subscription> slowLogs = new ConcurrentHashMap<>();
+
+    /**
+     * Builds every instance listed in {@code properties}.
+     *
+     * @param properties the bound {@code hedge.*} properties
+     * @param registry where the executors live (created on demand for unlisted names)
+     * @param customizers applied to every instance's configuration, in order
+     * @param attemptExecutor runs the attempts of blocking calls, or null for the core's default (a
+     *     virtual thread per attempt on JDK 21+, else a shared cached pool)
+     * @param rebinder binds {@code hedge.*} afresh from the environment, for {@link #refresh()}; may
+     *     be null (then {@code refresh()} is unsupported)
+     * @throws InvalidHedgePropertyException if a value is out of range
+     */
+    public HedgeInstances(
+            HedgeProperties properties,
+            HedgedExecutorRegistry registry,
+            List<HedgeConfigCustomizer> customizers,
+            Executor attemptExecutor,
+            Supplier<HedgeProperties> rebinder) {
+        this.properties = Objects.requireNonNull(properties, "properties must not be null");
+        this.registry = Objects.requireNonNull(registry, "registry must not be null");
+        this.customizers = List.copyOf(customizers);
+        this.attemptExecutor = attemptExecutor;
+        this.rebinder = rebinder;
+        Map<String, Resolved> all = resolveAll(properties);
+        all.forEach((name, r) -> install(name, r, registry.find(name).orElse(null)));
+    }
+
+    /**
+     * Returns the executor of an instance, creating an unlisted one from {@code hedge.defaults}.
+     *
+     * @param name the instance name, as in {@code @Hedged("user-reads")}
+     * @return its executor
+     */
+    public HedgedExecutor executor(String name) {
+        Optional<HedgedExecutor> found = registry.find(name);
+        return found.isPresent() ? found.get() : createUnlisted(name);
+    }
+
+    private synchronized HedgedExecutor createUnlisted(String name) {
+        Optional<HedgedExecutor> found = registry.find(name);
+        if (found.isPresent()) {
+            return found.get();
+        }
+        log.info(
+                "hedge instance '{}' is not listed under hedge.instances; it uses hedge.defaults"
+                        + " (check the name if that is not intended)",
+                name);
+        return install(name, SettingsResolver.resolve(name, properties.getDefaults(), null), null);
+    }
+
+    /** @return the names of every instance: listed ones first, then those created on use */
+    public Set<String> names() {
+        Set<String> names = new LinkedHashSet<>(properties.getInstances().keySet());
+        registry.getAllExecutors().stream().map(HedgedExecutor::name).sorted().forEach(names::add);
+        return Collections.unmodifiableSet(names);
+    }
+
+    /**
+     * @param name an instance name
+     * @return its effective settings, if the instance exists
+     */
+    public Optional<HedgeInstanceSettings> settings(String name) {
+        return Optional.ofNullable(settings.get(name));
+    }
+
+    /** @return the registry holding the executors */
+    public HedgedExecutorRegistry registry() {
+        return registry;
+    }
+
+    /**
+     * Changes an instance's own settings at runtime and, if its effective settings changed, replaces
+     * its executor (see the class comment). An unlisted instance becomes listed.
+     *
+     * @param name the instance
+     * @param change sets values on a copy of the instance's {@code hedge.instances.<name>} block
+     * @return the new effective settings
+     * @throws InvalidHedgePropertyException if a value is out of range; nothing changes then
+     */
+    public synchronized HedgeInstanceSettings update(String name, Consumer<HedgeProperties.Instance> change) {
+        HedgeProperties next = copy(properties);
+        HedgeProperties.Instance instance =
+                next.getInstances().computeIfAbsent(name, n -> new HedgeProperties.Instance());
+        change.accept(instance);
+        Resolved r = SettingsResolver.resolve(name, next.getDefaults(), instance);
+        properties = next;
+        apply(name, r);
+        return r.settings();
+    }
+
+    /**
+     * Re-reads {@code hedge.*} from the environment and applies it: instances whose effective
+     * settings changed get a new executor. Values set through {@link #update} are replaced by the
+     * environment's. Instances removed from the properties keep running with {@code hedge.defaults}.
+     *
+     * @throws InvalidHedgePropertyException if a value is out of range; nothing changes then
+     * @throws IllegalStateException if this instance was built without an environment
+     */
+    public synchronized void refresh() {
+        if (rebinder == null) {
+            throw new IllegalStateException("HedgeInstances was built without an environment to refresh from");
+        }
+        HedgeProperties next = rebinder.get();
+        Map<String, Resolved> all = resolveAll(next); // validate everything before changing anything
+        for (String existing : List.copyOf(settings.keySet())) {
+            if (!all.containsKey(existing)) {
+                all.put(existing, SettingsResolver.resolve(existing, next.getDefaults(), null));
+            }
+        }
+        properties = next;
+        all.forEach(this::apply);
+    }
+
+    private void apply(String name, Resolved r) {
+        Optional<HedgedExecutor> old = registry.find(name);
+        if (old.isPresent() && r.settings().equals(settings.get(name))) {
+            return;
+        }
+        install(name, r, old.orElse(null));
+        log.info("hedge instance '{}' reconfigured: {}", name, r.settings());
+    }
+
+    private HedgedExecutor install(String name, Resolved r, HedgedExecutor old) {
+        HedgeConfig.Builder b = SettingsResolver.toBuilder(name, r);
+        if (attemptExecutor != null) {
+            b.attemptExecutor(attemptExecutor);
+        }
+        if (old != null) {
+            b.latencyTracker(old.latencyTracker());
+            if (old.config().budgetRatio() == r.settings().maxExtraLoad()) {
+                b.budget(old.budget());
+            }
+        }
+        for (HedgeConfigCustomizer c : customizers) {
+            c.customize(name, b);
+        }
+        HedgeConfig config = b.build();
+        HedgedExecutor executor;
+        if (old == null) {
+            executor = registry.executor(name, config);
+        } else {
+            executor = HedgedExecutor.of(name, config);
+            registry.replace(name, executor);
+        }
+        settings.put(name, r.settings());
+        Subscription previous = slowLogs.remove(name);
+        if (previous != null) {
+            previous.close();
+        }
+        if (r.settings().slowCallThreshold() != null) {
+            SlowCallLog slowLog = SlowCallLog.builder()
+                    .threshold(r.settings().slowCallThreshold())
+                    .build();
+            slowLogs.put(name, slowLog.attach(executor.events()));
+        }
+        return executor;
+    }
+
+    private static Map<String, Resolved> resolveAll(HedgeProperties p) {
+        Map<String, Resolved> all = new LinkedHashMap<>();
+        // the defaults block is checked even when no instance is listed
+        SettingsResolver.resolve("(defaults)", p.getDefaults(), null);
+        p.getInstances().forEach((name, i) -> all.put(name, SettingsResolver.resolve(name, p.getDefaults(), i)));
+        return all;
+    }
+
+    /** Stops the slow-call logs. The executors need no closing: they hold no thread. */
+    @Override
+    public void close() {
+        new ArrayList<>(slowLogs.values()).forEach(Subscription::close);
+        slowLogs.clear();
+    }
+
+    private static HedgeProperties copy(HedgeProperties p) {
+        HedgeProperties c = new HedgeProperties();
+        HedgeProperties.Defaults d = p.getDefaults();
+        HedgeProperties.Defaults cd = c.getDefaults();
+        copyDelay(d.getDelay(), cd.getDelay());
+        cd.setMaxAttempts(d.getMaxAttempts());
+        cd.setMaxExtraLoad(d.getMaxExtraLoad());
+        cd.setMinDelay(d.getMinDelay());
+        cd.setMaxDelay(d.getMaxDelay());
+        cd.setTimeout(d.getTimeout());
+        cd.setIdempotent(d.getIdempotent());
+        cd.setSlowCallThreshold(d.getSlowCallThreshold());
+        p.getInstances().forEach((name, i) -> {
+            HedgeProperties.Instance ci = new HedgeProperties.Instance();
+            copyDelay(i.getDelay(), ci.getDelay());
+            ci.setMaxAttempts(i.getMaxAttempts());
+            ci.setMaxExtraLoad(i.getMaxExtraLoad());
+            ci.setMinDelay(i.getMinDelay());
+            ci.setMaxDelay(i.getMaxDelay());
+            ci.setTimeout(i.getTimeout());
+            ci.setIdempotent(i.getIdempotent());
+            ci.setSlowCallThreshold(i.getSlowCallThreshold());
+            c.getInstances().put(name, ci);
+        });
+        c.getAspect().setOrder(p.getAspect().getOrder());
+        return c;
+    }
+
+    private static void copyDelay(HedgeProperties.Delay from, HedgeProperties.Delay to) {
+        to.setPercentile(from.getPercentile());
+        to.setFixed(from.getFixed());
+        to.getIncreasing().setInitial(from.getIncreasing().getInitial());
+        to.getIncreasing().setStep(from.getIncreasing().getStep());
+        to.getIncreasing().setMax(from.getIncreasing().getMax());
+    }
+}

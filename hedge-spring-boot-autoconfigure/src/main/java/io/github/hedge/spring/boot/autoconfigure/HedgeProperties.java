@@ -1,0 +1,396 @@
+package io.github.hedge.spring.boot.autoconfigure;
+
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import org.springframework.boot.context.properties.ConfigurationProperties;
+
+/**
+ * The {@code hedge.*} properties: one {@code defaults} block and a map of named {@code instances}.
+ * An instance inherits every value it does not set from {@code defaults}; there is no third layer.
+ *
+ * <pre>
+ * hedge.defaults.max-extra-load=0.05
+ * hedge.instances.user-reads.idempotent=true
+ * hedge.instances.user-reads.delay.percentile=0.99
+ * hedge.instances.user-reads.max-delay=50ms
+ * </pre>
+ *
+ * <p>Values are checked when the application starts (see {@link InvalidHedgePropertyException}).
+ * A mutable binding target, not thread-safe; {@link HedgeInstances} copies what it needs.
+ */
+@ConfigurationProperties(prefix = "hedge")
+public class HedgeProperties {
+
+    /** Settings every instance inherits unless it sets its own, and the settings of instances not listed. */
+    private final Defaults defaults = new Defaults();
+
+    /** Named instances, as in @Hedged("user-reads"); each inherits every unset value from hedge.defaults. */
+    private final Map<String, Instance> instances = new LinkedHashMap<>();
+
+    /** The @Hedged advisor. */
+    private final Aspect aspect = new Aspect();
+
+    /** Re-reading hedge.* when the environment changes. */
+    private final Refresh refresh = new Refresh();
+
+    /** @return the defaults block */
+    public Defaults getDefaults() {
+        return defaults;
+    }
+
+    /** @return the named instances, in the order they were bound */
+    public Map<String, Instance> getInstances() {
+        return instances;
+    }
+
+    /** @return the aspect settings */
+    public Aspect getAspect() {
+        return aspect;
+    }
+
+    /** @return the refresh settings */
+    public Refresh getRefresh() {
+        return refresh;
+    }
+
+    /**
+     * The delay before a hedge: at most one of {@code percentile}, {@code fixed} or {@code
+     * increasing.*} per block. Every delay is clamped to [min-delay, max-delay].
+     */
+    public static class Delay {
+        /**
+         * Adaptive delay: this percentile of recent per-attempt latency, as a fraction in (0, 1) (0.95 for
+         * p95). Default when no delay is set: 1 - max-extra-load. No hedge before 100 samples.
+         */
+        private Double percentile;
+
+        /** Fixed delay before every hedge, >= 0. */
+        private Duration fixed;
+
+        /** Linearly increasing delay: initial + (k - 2) * step before attempt k. */
+        private final Increasing increasing = new Increasing();
+
+        /** @return the percentile, or null */
+        public Double getPercentile() {
+            return percentile;
+        }
+
+        /** @param percentile the percentile in (0, 1) */
+        public void setPercentile(Double percentile) {
+            this.percentile = percentile;
+        }
+
+        /** @return the fixed delay, or null */
+        public Duration getFixed() {
+            return fixed;
+        }
+
+        /** @param fixed the fixed delay */
+        public void setFixed(Duration fixed) {
+            this.fixed = fixed;
+        }
+
+        /** @return the increasing delay settings */
+        public Increasing getIncreasing() {
+            return increasing;
+        }
+
+        boolean isEmpty() {
+            return percentile == null && fixed == null && increasing.isEmpty();
+        }
+    }
+
+    /** A delay that grows with each hedge, as gocql's IncreasingSpeculativeExecution. */
+    public static class Increasing {
+        /** Delay before the first hedge, >= 0. Required when delay.increasing is used. */
+        private Duration initial;
+
+        /** Added for each further hedge, >= 0. Required when delay.increasing is used. */
+        private Duration step;
+
+        /** Largest delay, >= initial. Default: max-delay. */
+        private Duration max;
+
+        /** @return the initial delay, or null */
+        public Duration getInitial() {
+            return initial;
+        }
+
+        /** @param initial the initial delay */
+        public void setInitial(Duration initial) {
+            this.initial = initial;
+        }
+
+        /** @return the step, or null */
+        public Duration getStep() {
+            return step;
+        }
+
+        /** @param step the step */
+        public void setStep(Duration step) {
+            this.step = step;
+        }
+
+        /** @return the cap, or null */
+        public Duration getMax() {
+            return max;
+        }
+
+        /** @param max the cap */
+        public void setMax(Duration max) {
+            this.max = max;
+        }
+
+        boolean isEmpty() {
+            return initial == null && step == null && max == null;
+        }
+    }
+
+    /** The defaults block: the built-in defaults below apply where it sets nothing. */
+    public static class Defaults {
+        /** When to send a hedge (at most one of percentile, fixed, increasing). */
+        private final Delay delay = new Delay();
+
+        /** Most attempts per call, the primary included, in [1, 16]. */
+        private Integer maxAttempts = 2;
+
+        /**
+         * Finagle's single knob: extra attempts allowed per primary call over a 30 s window, in (0, 1); also
+         * sets the default delay to its (1 - max-extra-load) percentile.
+         */
+        private Double maxExtraLoad = 0.05;
+
+        /** Smallest delay before a hedge, >= 0. */
+        private Duration minDelay = Duration.ofMillis(0);
+
+        /** Largest delay before a hedge, > 0 and >= min-delay. */
+        private Duration maxDelay = Duration.ofSeconds(10);
+
+        /** Overall deadline of a call: when it passes, every attempt is cancelled. Default: none. */
+        private Duration timeout;
+
+        /** Whether calls may run more than once. Never hedge what is not marked idempotent. */
+        private Boolean idempotent = false;
+
+        /** Calls slower than this are logged with their per-attempt trace (rate-limited). Default: no log. */
+        private Duration slowCallThreshold;
+
+        /** @return the delay settings */
+        public Delay getDelay() {
+            return delay;
+        }
+
+        /** @return most attempts per call */
+        public Integer getMaxAttempts() {
+            return maxAttempts;
+        }
+
+        /** @param maxAttempts most attempts per call */
+        public void setMaxAttempts(Integer maxAttempts) {
+            this.maxAttempts = maxAttempts;
+        }
+
+        /** @return the extra load allowed */
+        public Double getMaxExtraLoad() {
+            return maxExtraLoad;
+        }
+
+        /** @param maxExtraLoad the extra load allowed */
+        public void setMaxExtraLoad(Double maxExtraLoad) {
+            this.maxExtraLoad = maxExtraLoad;
+        }
+
+        /** @return the smallest delay */
+        public Duration getMinDelay() {
+            return minDelay;
+        }
+
+        /** @param minDelay the smallest delay */
+        public void setMinDelay(Duration minDelay) {
+            this.minDelay = minDelay;
+        }
+
+        /** @return the largest delay */
+        public Duration getMaxDelay() {
+            return maxDelay;
+        }
+
+        /** @param maxDelay the largest delay */
+        public void setMaxDelay(Duration maxDelay) {
+            this.maxDelay = maxDelay;
+        }
+
+        /** @return the deadline, or null */
+        public Duration getTimeout() {
+            return timeout;
+        }
+
+        /** @param timeout the deadline */
+        public void setTimeout(Duration timeout) {
+            this.timeout = timeout;
+        }
+
+        /** @return whether calls are idempotent by default */
+        public Boolean getIdempotent() {
+            return idempotent;
+        }
+
+        /** @param idempotent whether calls are idempotent by default */
+        public void setIdempotent(Boolean idempotent) {
+            this.idempotent = idempotent;
+        }
+
+        /** @return the slow-call threshold, or null */
+        public Duration getSlowCallThreshold() {
+            return slowCallThreshold;
+        }
+
+        /** @param slowCallThreshold the slow-call threshold */
+        public void setSlowCallThreshold(Duration slowCallThreshold) {
+            this.slowCallThreshold = slowCallThreshold;
+        }
+    }
+
+    /** One named instance: every setting it leaves unset comes from hedge.defaults. */
+    public static class Instance {
+        /** When to send a hedge (at most one of percentile, fixed, increasing). */
+        private final Delay delay = new Delay();
+
+        /** Most attempts per call, the primary included, in [1, 16]. */
+        private Integer maxAttempts;
+
+        /** Extra attempts allowed per primary call, in (0, 1); also the default delay's percentile. */
+        private Double maxExtraLoad;
+
+        /** Smallest delay before a hedge, >= 0. */
+        private Duration minDelay;
+
+        /** Largest delay before a hedge, > 0. */
+        private Duration maxDelay;
+
+        /** Overall deadline of a call. */
+        private Duration timeout;
+
+        /** Whether calls may run more than once. */
+        private Boolean idempotent;
+
+        /** Calls slower than this are logged with their per-attempt trace. */
+        private Duration slowCallThreshold;
+
+        /** @return the delay settings */
+        public Delay getDelay() {
+            return delay;
+        }
+
+        /** @return most attempts per call, or null */
+        public Integer getMaxAttempts() {
+            return maxAttempts;
+        }
+
+        /** @param maxAttempts most attempts per call */
+        public void setMaxAttempts(Integer maxAttempts) {
+            this.maxAttempts = maxAttempts;
+        }
+
+        /** @return the extra load allowed, or null */
+        public Double getMaxExtraLoad() {
+            return maxExtraLoad;
+        }
+
+        /** @param maxExtraLoad the extra load allowed */
+        public void setMaxExtraLoad(Double maxExtraLoad) {
+            this.maxExtraLoad = maxExtraLoad;
+        }
+
+        /** @return the smallest delay, or null */
+        public Duration getMinDelay() {
+            return minDelay;
+        }
+
+        /** @param minDelay the smallest delay */
+        public void setMinDelay(Duration minDelay) {
+            this.minDelay = minDelay;
+        }
+
+        /** @return the largest delay, or null */
+        public Duration getMaxDelay() {
+            return maxDelay;
+        }
+
+        /** @param maxDelay the largest delay */
+        public void setMaxDelay(Duration maxDelay) {
+            this.maxDelay = maxDelay;
+        }
+
+        /** @return the deadline, or null */
+        public Duration getTimeout() {
+            return timeout;
+        }
+
+        /** @param timeout the deadline */
+        public void setTimeout(Duration timeout) {
+            this.timeout = timeout;
+        }
+
+        /** @return whether calls are idempotent, or null */
+        public Boolean getIdempotent() {
+            return idempotent;
+        }
+
+        /** @param idempotent whether calls are idempotent */
+        public void setIdempotent(Boolean idempotent) {
+            this.idempotent = idempotent;
+        }
+
+        /** @return the slow-call threshold, or null */
+        public Duration getSlowCallThreshold() {
+            return slowCallThreshold;
+        }
+
+        /** @param slowCallThreshold the slow-call threshold */
+        public void setSlowCallThreshold(Duration slowCallThreshold) {
+            this.slowCallThreshold = slowCallThreshold;
+        }
+    }
+
+    /** Settings of the @Hedged advisor. */
+    public static class Aspect {
+        /**
+         * Order of the @Hedged advisor among other advice on the same method (lower runs outside). The
+         * default, Ordered.LOWEST_PRECEDENCE - 3, runs inside resilience4j's @Retry and @CircuitBreaker
+         * and outside its @TimeLimiter and @Bulkhead (resilience4j 2.x defaults: LOWEST_PRECEDENCE - 5,
+         * - 4, - 2, - 1); it ties with @RateLimiter (- 3).
+         */
+        private int order = 2147483644;
+
+        /** @return the order */
+        public int getOrder() {
+            return order;
+        }
+
+        /** @param order the order */
+        public void setOrder(int order) {
+            this.order = order;
+        }
+    }
+
+    /** Re-reading hedge.* when the environment changes. */
+    public static class Refresh {
+        /**
+         * Whether instances are reconfigured when Spring Cloud publishes an EnvironmentChangeEvent for a
+         * hedge.* key (POST /actuator/refresh, a config-server push). Needs spring-cloud-context.
+         */
+        private boolean enabled = true;
+
+        /** @return whether refresh is enabled */
+        public boolean isEnabled() {
+            return enabled;
+        }
+
+        /** @param enabled whether refresh is enabled */
+        public void setEnabled(boolean enabled) {
+            this.enabled = enabled;
+        }
+    }
+}

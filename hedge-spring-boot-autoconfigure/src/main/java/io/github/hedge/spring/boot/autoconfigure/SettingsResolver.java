@@ -1,0 +1,223 @@
+package io.github.hedge.spring.boot.autoconfigure;
+
+import io.github.hedge.core.DelayPolicy;
+import io.github.hedge.core.HedgeConfig;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Merges one instance with {@code hedge.defaults} and checks every value against the range the core
+ * accepts, naming the property the value came from. Stateless.
+ */
+final class SettingsResolver {
+    /** The longest duration the core accepts for any setting. */
+    static final Duration MAX_DURATION = Duration.ofDays(365);
+
+    private static final String DEFAULTS = "hedge.defaults.";
+
+    private SettingsResolver() {}
+
+    /** One instance's merged, checked settings and the delay policy built from them. */
+    record Resolved(HedgeInstanceSettings settings, DelayPolicy delayPolicy) {}
+
+    /**
+     * @param name the instance name
+     * @param d the defaults block
+     * @param i the instance's own block, or null for an instance that is not listed
+     * @return the merged settings
+     * @throws InvalidHedgePropertyException naming the first invalid property
+     */
+    static Resolved resolve(String name, HedgeProperties.Defaults d, HedgeProperties.Instance i) {
+        String own = "hedge.instances." + name + ".";
+        boolean has = i != null;
+
+        String p = has && i.getMaxAttempts() != null ? own : DEFAULTS;
+        Integer maxAttempts = has && i.getMaxAttempts() != null ? i.getMaxAttempts() : d.getMaxAttempts();
+        if (maxAttempts == null || maxAttempts < 1 || maxAttempts > HedgeConfig.MAX_ATTEMPTS_LIMIT) {
+            throw new InvalidHedgePropertyException(
+                    p + "max-attempts", maxAttempts, "in [1, " + HedgeConfig.MAX_ATTEMPTS_LIMIT + "]");
+        }
+
+        p = has && i.getMaxExtraLoad() != null ? own : DEFAULTS;
+        Double load = has && i.getMaxExtraLoad() != null ? i.getMaxExtraLoad() : d.getMaxExtraLoad();
+        if (load == null || !(load > 0.0 && load < 1.0)) {
+            throw new InvalidHedgePropertyException(p + "max-extra-load", load, "in (0, 1)");
+        }
+
+        String minP = (has && i.getMinDelay() != null ? own : DEFAULTS) + "min-delay";
+        Duration minDelay = has && i.getMinDelay() != null ? i.getMinDelay() : d.getMinDelay();
+        nonNegative(minP, minDelay);
+        String maxP = (has && i.getMaxDelay() != null ? own : DEFAULTS) + "max-delay";
+        Duration maxDelay = has && i.getMaxDelay() != null ? i.getMaxDelay() : d.getMaxDelay();
+        positive(maxP, maxDelay);
+        if (minDelay.compareTo(maxDelay) > 0) {
+            throw new InvalidHedgePropertyException(minP, fmt(minDelay), "<= " + maxP + " (" + fmt(maxDelay) + ")");
+        }
+
+        p = (has && i.getTimeout() != null ? own : DEFAULTS) + "timeout";
+        Duration timeout = has && i.getTimeout() != null ? i.getTimeout() : d.getTimeout();
+        if (timeout != null) {
+            positive(p, timeout);
+        }
+
+        p = (has && i.getSlowCallThreshold() != null ? own : DEFAULTS) + "slow-call-threshold";
+        Duration slow = has && i.getSlowCallThreshold() != null ? i.getSlowCallThreshold() : d.getSlowCallThreshold();
+        if (slow != null) {
+            positive(p, slow);
+        }
+
+        Boolean idem = has && i.getIdempotent() != null ? i.getIdempotent() : d.getIdempotent();
+        boolean idempotent = idem != null && idem;
+
+        // the delay: the instance's own block if it sets any delay.*, else the defaults' block
+        HedgeProperties.Delay delay;
+        String delayPrefix;
+        HedgeProperties.Delay fallback = null;
+        if (has && !i.getDelay().isEmpty()) {
+            delay = i.getDelay();
+            delayPrefix = own + "delay.";
+            fallback = d.getDelay();
+        } else {
+            delay = d.getDelay();
+            delayPrefix = DEFAULTS + "delay.";
+        }
+        List<String> kinds = new ArrayList<>();
+        if (delay.getPercentile() != null) kinds.add("percentile");
+        if (delay.getFixed() != null) kinds.add("fixed");
+        if (!delay.getIncreasing().isEmpty()) kinds.add("increasing");
+        if (kinds.size() > 1) {
+            throw new InvalidHedgePropertyException(
+                    delayPrefix + "*", String.join(" and ", kinds), "one of percentile, fixed or increasing");
+        }
+        String kind = kinds.isEmpty() ? "percentile" : kinds.get(0);
+        DelayPolicy policy;
+        String description;
+        switch (kind) {
+            case "fixed": {
+                Duration fixed = delay.getFixed();
+                nonNegative(delayPrefix + "fixed", fixed);
+                Duration clamped = clamp(fixed, minDelay, maxDelay);
+                policy = DelayPolicy.fixed(clamped);
+                description = "fixed " + fmt(clamped);
+                break;
+            }
+            case "increasing": {
+                HedgeProperties.Increasing inc = delay.getIncreasing();
+                HedgeProperties.Increasing inherited =
+                        fallback != null && fallback.getIncreasing() != null ? fallback.getIncreasing() : null;
+                Duration initial =
+                        inc.getInitial() != null ? inc.getInitial() : inherited != null ? inherited.getInitial() : null;
+                Duration step = inc.getStep() != null ? inc.getStep() : inherited != null ? inherited.getStep() : null;
+                Duration incMax = inc.getMax() != null ? inc.getMax() : inherited != null ? inherited.getMax() : null;
+                nonNegative(delayPrefix + "increasing.initial", initial);
+                nonNegative(delayPrefix + "increasing.step", step);
+                Duration cap = incMax == null ? maxDelay : incMax;
+                if (incMax != null) {
+                    nonNegative(delayPrefix + "increasing.max", incMax);
+                    if (incMax.compareTo(maxDelay) > 0) {
+                        cap = maxDelay;
+                    }
+                }
+                if (initial.compareTo(cap) > 0) {
+                    throw new InvalidHedgePropertyException(
+                            delayPrefix + "increasing.initial",
+                            fmt(initial),
+                            "<= increasing.max and max-delay (" + fmt(cap) + ")");
+                }
+                policy = DelayPolicy.increasing(initial, step, cap);
+                if (minDelay.compareTo(initial) > 0) {
+                    policy = DelayPolicy.max(policy, DelayPolicy.fixed(minDelay));
+                }
+                description = "increasing " + fmt(initial) + " +" + fmt(step) + " max " + fmt(cap)
+                        + (minDelay.compareTo(initial) > 0 ? " min " + fmt(minDelay) : "");
+                break;
+            }
+            default: {
+                double percentile;
+                if (delay.getPercentile() != null) {
+                    percentile = delay.getPercentile();
+                    if (!(percentile > 0.0 && percentile < 1.0)) {
+                        throw new InvalidHedgePropertyException(delayPrefix + "percentile", percentile, "in (0, 1)");
+                    }
+                } else {
+                    percentile = 1.0 - load;
+                }
+                policy = DelayPolicy.percentile(percentile)
+                        .min(minDelay)
+                        .max(maxDelay)
+                        .build();
+                description = "percentile " + percentile + " in [" + fmt(minDelay) + ", " + fmt(maxDelay) + "]";
+                break;
+            }
+        }
+        HedgeInstanceSettings settings = new HedgeInstanceSettings(
+                maxAttempts, description, load, minDelay, maxDelay, timeout, idempotent, slow);
+        return new Resolved(settings, policy);
+    }
+
+    /**
+     * @param name the instance name, for error messages
+     * @param r the resolved settings
+     * @return a builder holding them
+     */
+    static HedgeConfig.Builder toBuilder(String name, Resolved r) {
+        HedgeInstanceSettings s = r.settings();
+        try {
+            HedgeConfig.Builder b = HedgeConfig.builder()
+                    .maxAttempts(s.maxAttempts())
+                    .delay(r.delayPolicy())
+                    .budgetRatio(s.maxExtraLoad())
+                    .idempotentByDefault(s.idempotent());
+            if (s.timeout() != null) {
+                b.deadline(s.timeout());
+            }
+            return b;
+        } catch (IllegalArgumentException e) {
+            // the checks above mirror the core's; should they ever drift, still name the instance
+            throw new InvalidHedgePropertyException("hedge.instances." + name, e.getMessage(), "valid");
+        }
+    }
+
+    private static void nonNegative(String property, Duration value) {
+        if (value == null) {
+            throw new InvalidHedgePropertyException(property, null, "set (a duration >= 0)");
+        }
+        if (value.isNegative() || value.compareTo(MAX_DURATION) > 0) {
+            throw new InvalidHedgePropertyException(property, fmt(value), "in [0, 365d]");
+        }
+    }
+
+    private static void positive(String property, Duration value) {
+        if (value == null) {
+            throw new InvalidHedgePropertyException(property, null, "set (a duration > 0)");
+        }
+        if (value.isNegative() || value.isZero() || value.compareTo(MAX_DURATION) > 0) {
+            throw new InvalidHedgePropertyException(property, fmt(value), "in (0, 365d]");
+        }
+    }
+
+    private static Duration clamp(Duration v, Duration min, Duration max) {
+        return v.compareTo(min) < 0 ? min : v.compareTo(max) > 0 ? max : v;
+    }
+
+    /** A duration the way it is written in properties: {@code 20ms}, {@code 10s}, else ISO-8601. */
+    static String fmt(Duration d) {
+        if (d == null) {
+            return "null";
+        }
+        if (d.isZero()) {
+            return "0ms";
+        }
+        if (d.compareTo(MAX_DURATION) > 0 || d.isNegative()) {
+            return d.toString();
+        }
+        if (d.toNanos() % 1_000_000_000L == 0 && Math.abs(d.getSeconds()) < 60) {
+            return d.getSeconds() + "s";
+        }
+        if (d.toNanos() % 1_000_000L == 0) {
+            return d.toMillis() + "ms";
+        }
+        return d.toString();
+    }
+}

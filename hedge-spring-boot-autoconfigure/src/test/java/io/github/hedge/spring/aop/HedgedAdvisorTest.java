@@ -1,0 +1,394 @@
+package io.github.hedge.spring.aop;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.github.hedge.core.HedgeBudget;
+import io.github.hedge.spring.annotation.Hedged;
+import io.github.hedge.spring.annotation.Hedged.Idempotence;
+import io.github.hedge.spring.boot.autoconfigure.HedgeAutoConfiguration;
+import io.github.hedge.spring.boot.autoconfigure.HedgeConfigCustomizer;
+import io.github.hedge.spring.boot.autoconfigure.HedgeInstances;
+import java.io.IOException;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.BooleanSupplier;
+import org.junit.jupiter.api.Test;
+import org.springframework.aop.support.AopUtils;
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.autoconfigure.aop.AopAutoConfiguration;
+import org.springframework.boot.test.context.FilteredClassLoader;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+
+/**
+ * {@code @Hedged} through a real Spring context: AOP proxies, the auto-configured aspect and
+ * executors. The primary attempt of a hedged call never answers on its own, so only a hedge can
+ * answer; a 1 ms fixed delay and an unlimited budget make the hedge go out at once.
+ */
+public class HedgedAdvisorTest {
+    private static final long WAIT_SECONDS = 10;
+
+    private final ApplicationContextRunner runner = new ApplicationContextRunner()
+            .withConfiguration(AutoConfigurations.of(AopAutoConfiguration.class, HedgeAutoConfiguration.class))
+            .withUserConfiguration(Beans.class)
+            .withPropertyValues(
+                    "hedge.defaults.delay.fixed=1ms",
+                    "hedge.instances.reads.idempotent=true",
+                    "hedge.instances.writes.max-attempts=3");
+
+    @Test
+    void should_answer_from_the_hedge_and_cancel_the_primary_when_an_async_idempotent_call_is_slow() {
+        runner.run(ctx -> {
+            Backend backend = ctx.getBean(Backend.class);
+            Probe probe = ctx.getBean(Probe.class);
+            assertThat(backend.readAsync().get(WAIT_SECONDS, TimeUnit.SECONDS)).isEqualTo("answer 2");
+            assertThat(probe.invocations.get()).isEqualTo(2);
+            await(() -> probe.pending.get(0).isCancelled());
+            assertThat(ctx.getBean(HedgeInstances.class)
+                            .executor("reads")
+                            .stats()
+                            .hedgesWon())
+                    .isEqualTo(1);
+        });
+    }
+
+    @Test
+    void should_answer_from_the_hedge_and_interrupt_the_primary_when_a_blocking_idempotent_call_is_slow() {
+        runner.run(ctx -> {
+            Backend backend = ctx.getBean(Backend.class);
+            Probe probe = ctx.getBean(Probe.class);
+            assertThat(backend.readBlocking()).isEqualTo("answer 2");
+            assertThat(probe.interrupted.await(WAIT_SECONDS, TimeUnit.SECONDS))
+                    .as("the losing attempt's thread is interrupted")
+                    .isTrue();
+            assertThat(probe.invocations.get()).isEqualTo(2);
+            boolean hasVirtualThreads = Runtime.version().feature() >= 21;
+            assertThat(probe.blockingThreads)
+                    .as("attempts run on virtual threads when the JDK has them (JDK %s)", Runtime.version())
+                    .hasSize(2)
+                    .allMatch(t -> isVirtual(t) == hasVirtualThreads)
+                    .doesNotContain(Thread.currentThread());
+        });
+    }
+
+    private static boolean isVirtual(Thread t) {
+        try {
+            return (boolean) Thread.class.getMethod("isVirtual").invoke(t);
+        } catch (ReflectiveOperationException e) {
+            return false;
+        }
+    }
+
+    @Test
+    void should_invoke_an_async_method_exactly_once_when_it_is_not_marked_idempotent() throws Exception {
+        runner.run(ctx -> {
+            Backend backend = ctx.getBean(Backend.class);
+            Probe probe = ctx.getBean(Probe.class);
+            HedgeInstances instances = ctx.getBean(HedgeInstances.class);
+            CompletableFuture<String> call = backend.writeAsync();
+            await(() -> instances.executor("writes").stats().notHedgedNonIdempotent() == 1);
+            probe.pending.get(0).complete("written");
+            assertThat(call.get(WAIT_SECONDS, TimeUnit.SECONDS)).isEqualTo("written");
+            assertThat(probe.invocations.get()).isEqualTo(1);
+            assertThat(instances.executor("writes").stats().attempts()).isEqualTo(1);
+        });
+    }
+
+    @Test
+    void should_invoke_a_blocking_method_exactly_once_when_it_is_not_marked_idempotent() {
+        runner.run(ctx -> {
+            Backend backend = ctx.getBean(Backend.class);
+            Probe probe = ctx.getBean(Probe.class);
+            HedgeInstances instances = ctx.getBean(HedgeInstances.class);
+            CompletableFuture<String> call = CompletableFuture.supplyAsync(() -> {
+                try {
+                    return backend.writeBlocking();
+                } catch (InterruptedException e) {
+                    throw new IllegalStateException(e);
+                }
+            });
+            await(() -> instances.executor("writes").stats().notHedgedNonIdempotent() == 1);
+            probe.release.countDown();
+            assertThat(call.get(WAIT_SECONDS, TimeUnit.SECONDS)).isEqualTo("written 1");
+            assertThat(probe.invocations.get()).isEqualTo(1);
+        });
+    }
+
+    @Test
+    void should_not_hedge_when_the_annotation_says_not_idempotent_on_an_idempotent_instance() {
+        runner.run(ctx -> {
+            Backend backend = ctx.getBean(Backend.class);
+            Probe probe = ctx.getBean(Probe.class);
+            CompletableFuture<String> call = backend.readButNotIdempotent();
+            await(() ->
+                    ctx.getBean(HedgeInstances.class).executor("reads").stats().notHedgedNonIdempotent() == 1);
+            probe.pending.get(0).complete("once");
+            assertThat(call.get(WAIT_SECONDS, TimeUnit.SECONDS)).isEqualTo("once");
+            assertThat(probe.invocations.get()).isEqualTo(1);
+        });
+    }
+
+    @Test
+    void should_hedge_when_the_annotation_says_idempotent_on_an_instance_that_is_not() {
+        runner.run(ctx -> {
+            Backend backend = ctx.getBean(Backend.class);
+            Probe probe = ctx.getBean(Probe.class);
+            assertThat(backend.writeButIdempotent().get(WAIT_SECONDS, TimeUnit.SECONDS))
+                    .isEqualTo("answer 2");
+            assertThat(probe.invocations.get()).isEqualTo(2);
+        });
+    }
+
+    @Test
+    void should_rethrow_the_method_exception_unchanged_when_the_only_attempt_fails() {
+        runner.run(ctx -> {
+            Backend backend = ctx.getBean(Backend.class);
+            Probe probe = ctx.getBean(Probe.class);
+            assertThatThrownBy(backend::failBlocking)
+                    .isInstanceOf(IOException.class)
+                    .hasMessage("disk full");
+            assertThatThrownBy(() -> backend.failAsync().get(WAIT_SECONDS, TimeUnit.SECONDS))
+                    .isInstanceOf(ExecutionException.class)
+                    .hasCauseInstanceOf(IOException.class);
+            assertThat(probe.invocations.get()).isEqualTo(2);
+        });
+    }
+
+    @Test
+    void should_refuse_a_method_whose_result_completes_later_when_it_is_not_a_completion_stage() {
+        runner.run(ctx -> {
+            Backend backend = ctx.getBean(Backend.class);
+            Probe probe = ctx.getBean(Probe.class);
+            assertThatThrownBy(backend::plainFuture)
+                    .isInstanceOf(IllegalStateException.class)
+                    .hasMessageStartingWith("@Hedged supports methods returning CompletionStage, CompletableFuture"
+                            + " or a value, not java.util.concurrent.Future");
+            assertThat(probe.invocations.get()).isZero();
+        });
+    }
+
+    @Test
+    void should_hedge_through_an_interface_proxy_when_the_annotation_is_on_the_implementation() {
+        runner.withPropertyValues("spring.aop.proxy-target-class=false").run(ctx -> {
+            Reader reader = ctx.getBean(Reader.class);
+            assertThat(AopUtils.isJdkDynamicProxy(reader)).isTrue();
+            assertThat(reader.read().get(WAIT_SECONDS, TimeUnit.SECONDS)).isEqualTo("answer 2");
+            assertThat(ctx.getBean(Probe.class).invocations.get()).isEqualTo(2);
+        });
+    }
+
+    @Test
+    void should_use_the_defaults_when_the_instance_is_not_listed() {
+        runner.run(ctx -> {
+            Backend backend = ctx.getBean(Backend.class);
+            Probe probe = ctx.getBean(Probe.class);
+            assertThat(backend.unlisted()).isEqualTo("unlisted");
+            assertThat(ctx.getBean(HedgeInstances.class).names()).contains("unlisted");
+        });
+    }
+
+    @Test
+    void should_hedge_every_public_method_when_the_type_is_annotated() {
+        runner.run(ctx -> {
+            TypeLevel bean = ctx.getBean(TypeLevel.class);
+            assertThat(bean.read().get(WAIT_SECONDS, TimeUnit.SECONDS)).isEqualTo("answer 2");
+            assertThat(ctx.getBean(HedgeInstances.class)
+                            .executor("reads")
+                            .stats()
+                            .calls())
+                    .isEqualTo(1);
+        });
+    }
+
+    @Test
+    void should_hedge_annotated_methods_when_aspectj_is_absent() {
+        // public test beans: CGLIB subclasses them from the filtering class loader
+        runner.withClassLoader(new FilteredClassLoader("org.aspectj")).run(ctx -> {
+            Backend backend = ctx.getBean(Backend.class);
+            Probe probe = ctx.getBean(Probe.class);
+            assertThat(AopUtils.isAopProxy(backend)).isTrue();
+            assertThat(backend.readAsync().get(WAIT_SECONDS, TimeUnit.SECONDS)).isEqualTo("answer 2");
+            assertThat(probe.invocations.get()).isEqualTo(2);
+        });
+    }
+
+    static void await(BooleanSupplier condition) throws InterruptedException {
+        long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(WAIT_SECONDS);
+        while (!condition.getAsBoolean()) {
+            if (System.nanoTime() > end) {
+                throw new AssertionError("condition not met within " + WAIT_SECONDS + " s");
+            }
+            Thread.sleep(5);
+        }
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    static class Beans {
+        @Bean
+        Probe probe() {
+            return new Probe();
+        }
+
+        @Bean
+        Backend backend(Probe probe) {
+            return new Backend(probe);
+        }
+
+        @Bean
+        Reader reader(Probe probe) {
+            return new ReaderImpl(probe);
+        }
+
+        @Bean
+        TypeLevel typeLevel(Probe probe) {
+            return new TypeLevel(probe);
+        }
+
+        /** Lets every hedge through: the budget is not what these tests are about. */
+        @Bean
+        HedgeConfigCustomizer unlimitedBudget() {
+            return (name, builder) -> builder.budget(HedgeBudget.unlimited());
+        }
+    }
+
+    /** What the backend saw; a bean of its own, since the backend itself is a proxy. */
+    public static class Probe {
+        final AtomicInteger invocations = new AtomicInteger();
+        final List<CompletableFuture<String>> pending = new CopyOnWriteArrayList<>();
+        final CountDownLatch interrupted = new CountDownLatch(1);
+        final CountDownLatch release = new CountDownLatch(1);
+        final List<Thread> blockingThreads = new CopyOnWriteArrayList<>();
+
+        CompletableFuture<String> firstNeverAnswers() {
+            int n = invocations.incrementAndGet();
+            if (n == 1) {
+                CompletableFuture<String> never = new CompletableFuture<>();
+                pending.add(never);
+                return never;
+            }
+            return CompletableFuture.completedFuture("answer " + n);
+        }
+    }
+
+    /** A backend whose first invocation never answers by itself. */
+    public static class Backend {
+        private final Probe probe;
+        private final AtomicInteger invocations;
+        private final CountDownLatch interrupted;
+        private final CountDownLatch release;
+
+        Backend(Probe probe) {
+            this.probe = probe;
+            this.invocations = probe.invocations;
+            this.interrupted = probe.interrupted;
+            this.release = probe.release;
+        }
+
+        private CompletableFuture<String> firstNeverAnswers() {
+            return probe.firstNeverAnswers();
+        }
+
+        @Hedged("reads")
+        public CompletableFuture<String> readAsync() {
+            return firstNeverAnswers();
+        }
+
+        @Hedged("reads")
+        public String readBlocking() throws InterruptedException {
+            probe.blockingThreads.add(Thread.currentThread());
+            int n = invocations.incrementAndGet();
+            if (n == 1) {
+                try {
+                    new CountDownLatch(1).await();
+                } catch (InterruptedException e) {
+                    interrupted.countDown();
+                    throw e;
+                }
+            }
+            return "answer " + n;
+        }
+
+        @Hedged("writes")
+        public CompletableFuture<String> writeAsync() {
+            return firstNeverAnswers();
+        }
+
+        @Hedged("writes")
+        public String writeBlocking() throws InterruptedException {
+            int n = invocations.incrementAndGet();
+            release.await();
+            return "written " + n;
+        }
+
+        @Hedged(value = "reads", idempotent = Idempotence.NOT_IDEMPOTENT)
+        public CompletableFuture<String> readButNotIdempotent() {
+            return firstNeverAnswers();
+        }
+
+        @Hedged(value = "writes", idempotent = Idempotence.IDEMPOTENT)
+        public CompletableFuture<String> writeButIdempotent() {
+            return firstNeverAnswers();
+        }
+
+        @Hedged("writes")
+        public String failBlocking() throws IOException {
+            invocations.incrementAndGet();
+            throw new IOException("disk full");
+        }
+
+        @Hedged("writes")
+        public CompletableFuture<String> failAsync() {
+            invocations.incrementAndGet();
+            return CompletableFuture.failedFuture(new IOException("disk full"));
+        }
+
+        @Hedged("reads")
+        public java.util.concurrent.Future<String> plainFuture() {
+            return firstNeverAnswers();
+        }
+
+        @Hedged("unlisted")
+        public String unlisted() {
+            return "unlisted";
+        }
+    }
+
+    /** An interface, for JDK dynamic proxies. */
+    public interface Reader {
+        CompletableFuture<String> read();
+    }
+
+    public static class ReaderImpl implements Reader {
+        private final Probe probe;
+
+        ReaderImpl(Probe probe) {
+            this.probe = probe;
+        }
+
+        @Override
+        @Hedged("reads")
+        public CompletableFuture<String> read() {
+            return probe.firstNeverAnswers();
+        }
+    }
+
+    @Hedged("reads")
+    public static class TypeLevel {
+        private final Probe probe;
+
+        TypeLevel(Probe probe) {
+            this.probe = probe;
+        }
+
+        public CompletableFuture<String> read() {
+            return probe.firstNeverAnswers();
+        }
+    }
+}

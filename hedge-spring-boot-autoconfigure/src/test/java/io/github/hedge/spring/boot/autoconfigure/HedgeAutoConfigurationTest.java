@@ -1,0 +1,373 @@
+package io.github.hedge.spring.boot.autoconfigure;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.github.hedge.core.DelayPolicy;
+import io.github.hedge.core.HedgeBudget;
+import io.github.hedge.core.HedgeConfig;
+import io.github.hedge.core.HedgedExecutor;
+import io.github.hedge.core.HedgedExecutorRegistry;
+import io.github.hedge.core.PercentileDelay;
+import io.github.hedge.spring.aop.HedgedAdvisor;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.Executor;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.diagnostics.FailureAnalysis;
+import org.springframework.boot.diagnostics.FailureAnalyzer;
+import org.springframework.boot.test.context.FilteredClassLoader;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.core.env.MapPropertySource;
+import org.springframework.core.io.support.SpringFactoriesLoader;
+
+class HedgeAutoConfigurationTest {
+    private final ApplicationContextRunner runner =
+            new ApplicationContextRunner().withConfiguration(AutoConfigurations.of(HedgeAutoConfiguration.class));
+
+    @Test
+    void should_create_registry_instances_and_advisor_when_hedge_core_is_on_the_class_path() {
+        runner.withPropertyValues("hedge.instances.user-reads.idempotent=true").run(ctx -> {
+            assertThat(ctx).hasSingleBean(HedgedExecutorRegistry.class);
+            assertThat(ctx).hasSingleBean(HedgeInstances.class);
+            assertThat(ctx).hasSingleBean(HedgedAdvisor.class);
+            assertThat(ctx.getBean(HedgedExecutorRegistry.class).find("user-reads"))
+                    .as("listed instances are built at start")
+                    .isPresent();
+        });
+    }
+
+    @Test
+    void should_create_the_advisor_when_aspectj_is_absent() {
+        runner.withClassLoader(new FilteredClassLoader("org.aspectj")).run(ctx -> {
+            assertThat(ctx).hasNotFailed();
+            assertThat(ctx).hasSingleBean(HedgeInstances.class);
+            assertThat(ctx).hasSingleBean(HedgedAdvisor.class);
+        });
+    }
+
+    @Test
+    void should_create_nothing_when_hedge_core_is_absent() {
+        runner.withClassLoader(new FilteredClassLoader(HedgedExecutor.class)).run(ctx -> {
+            assertThat(ctx).hasNotFailed();
+            assertThat(ctx).doesNotHaveBean(HedgedExecutorRegistry.class);
+            assertThat(ctx).doesNotHaveBean(HedgeInstances.class);
+            assertThat(ctx).doesNotHaveBean(HedgedAdvisor.class);
+        });
+    }
+
+    @Test
+    void should_use_the_user_beans_when_the_application_defines_them() {
+        runner.withUserConfiguration(UserBeans.class)
+                .withPropertyValues("hedge.instances.user-reads.max-attempts=3")
+                .run(ctx -> {
+                    assertThat(ctx.getBean(HedgedExecutorRegistry.class)).isSameAs(UserBeans.REGISTRY);
+                    assertThat(ctx.getBean(HedgedAdvisor.class).getOrder()).isEqualTo(7);
+                    assertThat(UserBeans.REGISTRY.find("user-reads"))
+                            .as("the properties still configure instances in the user's registry")
+                            .hasValueSatisfying(
+                                    e -> assertThat(e.config().maxAttempts()).isEqualTo(3));
+                });
+    }
+
+    @Test
+    void should_order_the_advisor_as_the_property_says_when_hedge_aspect_order_is_set() {
+        runner.run(ctx -> assertThat(ctx.getBean(HedgedAdvisor.class).getOrder())
+                .as("the metadata's default (HedgeProperties) and the advisor's agree")
+                .isEqualTo(HedgedAdvisor.DEFAULT_ORDER)
+                .isEqualTo(new HedgeProperties().getAspect().getOrder()));
+        runner.withPropertyValues("hedge.aspect.order=5")
+                .run(ctx ->
+                        assertThat(ctx.getBean(HedgedAdvisor.class).getOrder()).isEqualTo(5));
+    }
+
+    @Test
+    void should_use_the_built_in_defaults_when_nothing_is_set() {
+        runner.run(ctx -> {
+            HedgeInstances instances = ctx.getBean(HedgeInstances.class);
+            HedgeConfig config = instances.executor("anything").config();
+            assertThat(config.maxAttempts()).isEqualTo(2);
+            assertThat(config.budgetRatio()).isEqualTo(0.05);
+            assertThat(config.idempotentByDefault())
+                    .as("never hedge what is not marked")
+                    .isFalse();
+            assertThat(config.deadline()).isEmpty();
+            assertThat(config.delayPolicy()).isInstanceOfSatisfying(PercentileDelay.class, p -> {
+                assertThat(p.percentile()).isEqualTo(0.95);
+                assertThat(p.min()).isEqualTo(Duration.ZERO);
+                assertThat(p.max()).isEqualTo(Duration.ofSeconds(10));
+            });
+        });
+    }
+
+    @Test
+    void should_inherit_every_unset_value_from_defaults_when_an_instance_sets_some() {
+        runner.withPropertyValues(
+                        "hedge.defaults.max-attempts=3",
+                        "hedge.defaults.max-extra-load=0.02",
+                        "hedge.defaults.delay.fixed=40ms",
+                        "hedge.defaults.timeout=2s",
+                        "hedge.defaults.idempotent=true",
+                        "hedge.defaults.slow-call-threshold=300ms",
+                        "hedge.instances.user-reads.max-attempts=4",
+                        "hedge.instances.user-writes.idempotent=false",
+                        "hedge.instances.user-writes.delay.percentile=0.99",
+                        "hedge.instances.user-writes.max-delay=50ms")
+                .run(ctx -> {
+                    HedgeInstances instances = ctx.getBean(HedgeInstances.class);
+                    HedgeInstanceSettings reads =
+                            instances.settings("user-reads").orElseThrow();
+                    assertThat(reads)
+                            .isEqualTo(new HedgeInstanceSettings(
+                                    4,
+                                    "fixed 40ms",
+                                    0.02,
+                                    Duration.ZERO,
+                                    Duration.ofSeconds(10),
+                                    Duration.ofSeconds(2),
+                                    true,
+                                    Duration.ofMillis(300)));
+                    HedgeInstanceSettings writes =
+                            instances.settings("user-writes").orElseThrow();
+                    assertThat(writes)
+                            .isEqualTo(new HedgeInstanceSettings(
+                                    3,
+                                    "percentile 0.99 in [0ms, 50ms]",
+                                    0.02,
+                                    Duration.ZERO,
+                                    Duration.ofMillis(50),
+                                    Duration.ofSeconds(2),
+                                    false,
+                                    Duration.ofMillis(300)));
+                    HedgeConfig readsConfig = instances.executor("user-reads").config();
+                    assertThat(readsConfig.deadline()).contains(Duration.ofSeconds(2));
+                    assertThat(readsConfig.delayPolicy()).isInstanceOf(DelayPolicy.FixedDelay.class);
+                });
+    }
+
+    @Test
+    void should_inherit_increasing_sub_values_from_defaults_when_the_instance_sets_only_some() {
+        runner.withPropertyValues(
+                        "hedge.defaults.delay.increasing.initial=10ms",
+                        "hedge.defaults.delay.increasing.step=5ms",
+                        "hedge.instances.a.delay.increasing.step=20ms",
+                        "hedge.instances.a.min-delay=15ms")
+                .run(ctx -> assertThat(ctx.getBean(HedgeInstances.class)
+                                .settings("a")
+                                .orElseThrow()
+                                .delay())
+                        .isEqualTo("increasing 10ms +20ms max 10s min 15ms"));
+    }
+
+    @Test
+    void should_derive_the_percentile_from_max_extra_load_when_no_delay_is_set() {
+        runner.withPropertyValues("hedge.instances.a.max-extra-load=0.01").run(ctx -> {
+            HedgeConfig config = ctx.getBean(HedgeInstances.class).executor("a").config();
+            assertThat(config.budgetRatio()).isEqualTo(0.01);
+            assertThat(((PercentileDelay) config.delayPolicy()).percentile()).isEqualTo(0.99);
+        });
+    }
+
+    @ParameterizedTest(name = "{0}={1}")
+    @CsvSource(
+            delimiter = '|',
+            value = {
+                "hedge.instances.a.max-attempts|0|hedge.instances.a.max-attempts must be in [1, 16], was 0",
+                "hedge.instances.a.max-attempts|17|hedge.instances.a.max-attempts must be in [1, 16], was 17",
+                "hedge.instances.a.max-extra-load|1.5|hedge.instances.a.max-extra-load must be in (0, 1), was 1.5",
+                "hedge.instances.a.max-extra-load|0|hedge.instances.a.max-extra-load must be in (0, 1), was 0.0",
+                "hedge.instances.a.delay.percentile|1.5|hedge.instances.a.delay.percentile must be in (0, 1), was 1.5",
+                "hedge.instances.a.delay.fixed|-5ms|hedge.instances.a.delay.fixed must be in [0, 365d], was PT-0.005S",
+                "hedge.instances.a.delay.increasing.step|5ms|hedge.instances.a.delay.increasing.initial must be set (a duration >= 0), was null",
+                "hedge.instances.a.min-delay|-1ms|hedge.instances.a.min-delay must be in [0, 365d], was PT-0.001S",
+                "hedge.instances.a.max-delay|0s|hedge.instances.a.max-delay must be in (0, 365d], was 0ms",
+                "hedge.instances.a.max-delay|400d|hedge.instances.a.max-delay must be in (0, 365d], was PT9600H",
+                "hedge.instances.a.min-delay|20s|hedge.instances.a.min-delay must be <= hedge.defaults.max-delay (10s), was 20s",
+                "hedge.instances.a.timeout|0ms|hedge.instances.a.timeout must be in (0, 365d], was 0ms",
+                "hedge.instances.a.slow-call-threshold|-1s|hedge.instances.a.slow-call-threshold must be in (0, 365d], was PT-1S",
+                "hedge.defaults.max-extra-load|1|hedge.defaults.max-extra-load must be in (0, 1), was 1.0",
+                "hedge.defaults.max-attempts|99|hedge.defaults.max-attempts must be in [1, 16], was 99",
+            })
+    void should_fail_the_start_naming_property_range_and_value_when_a_property_is_invalid(
+            String property, String value, String expected) {
+        runner.withPropertyValues(property + "=" + value, "hedge.instances.a.idempotent=true")
+                .run(ctx -> {
+                    assertThat(ctx).hasFailed();
+                    FailureAnalysis analysis = new HedgePropertiesFailureAnalyzer().analyze(ctx.getStartupFailure());
+                    assertThat(analysis).isNotNull();
+                    assertThat(analysis.getDescription()).isEqualTo("Invalid hedge configuration: " + expected + ".");
+                    assertThat(analysis.getAction()).contains("'" + expected.substring(0, expected.indexOf(' ')) + "'");
+                });
+    }
+
+    @Test
+    void should_fail_the_start_when_one_block_sets_two_delay_kinds() {
+        runner.withPropertyValues("hedge.instances.a.delay.fixed=10ms", "hedge.instances.a.delay.percentile=0.9")
+                .run(ctx -> assertThat(new HedgePropertiesFailureAnalyzer()
+                                .analyze(ctx.getStartupFailure())
+                                .getDescription())
+                        .isEqualTo("Invalid hedge configuration: hedge.instances.a.delay.* must be one of percentile,"
+                                + " fixed or increasing, was percentile and fixed."));
+    }
+
+    @Test
+    void should_leave_a_value_of_the_wrong_type_to_spring_boot_binding_failure_report() {
+        runner.withPropertyValues("hedge.instances.a.max-attempts=two").run(ctx -> {
+            assertThat(ctx).hasFailed();
+            assertThat(ctx.getStartupFailure()).rootCause().hasMessageContaining("two");
+            assertThat(ctx.getStartupFailure()).hasStackTraceContaining("hedge.instances.a.max-attempts");
+        });
+    }
+
+    @Test
+    void should_attach_a_slow_call_log_only_when_slow_call_threshold_is_set() {
+        runner.withPropertyValues(
+                        "hedge.instances.logged.slow-call-threshold=300ms", "hedge.instances.quiet.max-attempts=2")
+                .run(ctx -> {
+                    HedgeInstances instances = ctx.getBean(HedgeInstances.class);
+                    assertThat(instances.executor("logged").events().hasListeners())
+                            .isTrue();
+                    assertThat(instances.executor("quiet").events().hasListeners())
+                            .isFalse();
+                    instances.update("logged", i -> i.setMaxAttempts(3));
+                    assertThat(instances.executor("logged").events().hasListeners())
+                            .as("the new executor gets the log")
+                            .isTrue();
+                    ctx.close();
+                    assertThat(instances.executor("logged").events().hasListeners())
+                            .as("closed with the context")
+                            .isFalse();
+                });
+    }
+
+    @Test
+    void should_register_the_failure_analyzer_with_spring_boot() {
+        // Spring Boot's own analyzers need constructor arguments; only ours matters here
+        List<FailureAnalyzer> analyzers = SpringFactoriesLoader.forDefaultResourceLocation(
+                        getClass().getClassLoader())
+                .load(FailureAnalyzer.class, null, SpringFactoriesLoader.FailureHandler.handleMessage((m, e) -> {}));
+        assertThat(analyzers).hasAtLeastOneElementOfType(HedgePropertiesFailureAnalyzer.class);
+    }
+
+    @Test
+    void should_run_blocking_attempts_on_the_attempt_executor_bean_when_one_is_defined() {
+        runner.withUserConfiguration(AttemptExecutorBean.class)
+                .withPropertyValues("hedge.instances.a.idempotent=true")
+                .run(ctx -> {
+                    HedgedExecutor executor = ctx.getBean(HedgeInstances.class).executor("a");
+                    assertThat(executor.config().attemptExecutor())
+                            .isSameAs(ctx.getBean(HedgeAutoConfiguration.ATTEMPT_EXECUTOR_BEAN_NAME));
+                    assertThat(executor.execute(() -> "ok")).isEqualTo("ok");
+                    assertThat(AttemptExecutorBean.RUNS.get()).isEqualTo(1);
+                });
+    }
+
+    @Test
+    void should_apply_every_customizer_to_every_instance_when_customizers_are_defined() {
+        runner.withUserConfiguration(Customizer.class)
+                .withPropertyValues("hedge.instances.a.max-attempts=3")
+                .run(ctx -> {
+                    HedgeInstances instances = ctx.getBean(HedgeInstances.class);
+                    assertThat(instances.executor("a").budget()).isSameAs(Customizer.SHARED);
+                    assertThat(instances.executor("unlisted").budget()).isSameAs(Customizer.SHARED);
+                    assertThat(instances.executor("a").config().maxAttempts()).isEqualTo(3);
+                });
+    }
+
+    @Test
+    void should_replace_the_executor_and_keep_its_latency_tracker_when_an_instance_is_updated() {
+        runner.withPropertyValues("hedge.instances.a.delay.fixed=20ms").run(ctx -> {
+            HedgeInstances instances = ctx.getBean(HedgeInstances.class);
+            HedgedExecutor before = instances.executor("a");
+            HedgeInstanceSettings after = instances.update("a", i -> {
+                i.getDelay().setFixed(Duration.ofMillis(5));
+                i.setMaxExtraLoad(0.1);
+            });
+            assertThat(after.delay()).isEqualTo("fixed 5ms");
+            HedgedExecutor now = instances.executor("a");
+            assertThat(now).isNotSameAs(before);
+            assertThat(now.currentDelayNanos()).isEqualTo(Duration.ofMillis(5).toNanos());
+            assertThat(now.budget().ratio()).isEqualTo(0.1);
+            assertThat(now.latencyTracker()).isSameAs(before.latencyTracker());
+            assertThat(ctx.getBean(HedgedExecutorRegistry.class).find("a")).containsSame(now);
+        });
+    }
+
+    @Test
+    void should_change_nothing_when_an_update_is_invalid() {
+        runner.withPropertyValues("hedge.instances.a.delay.fixed=20ms").run(ctx -> {
+            HedgeInstances instances = ctx.getBean(HedgeInstances.class);
+            HedgedExecutor before = instances.executor("a");
+            assertThatThrownBy(() -> instances.update("a", i -> i.setMaxExtraLoad(2.0)))
+                    .isInstanceOf(InvalidHedgePropertyException.class)
+                    .hasMessage("hedge.instances.a.max-extra-load must be in (0, 1), was 2.0");
+            assertThat(instances.executor("a")).isSameAs(before);
+            assertThat(instances.settings("a").orElseThrow().maxExtraLoad()).isEqualTo(0.05);
+        });
+    }
+
+    @Test
+    void should_apply_changed_properties_without_restart_when_refreshed_from_the_environment() {
+        runner.withPropertyValues("hedge.instances.a.delay.fixed=20ms", "hedge.instances.b.delay.fixed=30ms")
+                .run(ctx -> {
+                    HedgeInstances instances = ctx.getBean(HedgeInstances.class);
+                    HedgedExecutor a = instances.executor("a");
+                    HedgedExecutor b = instances.executor("b");
+                    ctx.getEnvironment()
+                            .getPropertySources()
+                            .addFirst(new MapPropertySource("changed", Map.of("hedge.instances.a.delay.fixed", "7ms")));
+                    instances.refresh();
+                    assertThat(instances.executor("a").currentDelayNanos())
+                            .isEqualTo(Duration.ofMillis(7).toNanos());
+                    assertThat(instances.executor("a").budget())
+                            .as("max-extra-load did not change: the budget is kept")
+                            .isSameAs(a.budget());
+                    assertThat(instances.executor("b")).as("unchanged instance").isSameAs(b);
+                });
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    static class UserBeans {
+        static final HedgedExecutorRegistry REGISTRY = HedgedExecutorRegistry.ofDefaults();
+
+        @Bean
+        HedgedExecutorRegistry myRegistry() {
+            return REGISTRY;
+        }
+
+        @Bean
+        static HedgedAdvisor myAdvisor() {
+            return new HedgedAdvisor(() -> null, 7);
+        }
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    static class AttemptExecutorBean {
+        static final AtomicInteger RUNS = new AtomicInteger();
+
+        @Bean(HedgeAutoConfiguration.ATTEMPT_EXECUTOR_BEAN_NAME)
+        Executor hedgeAttemptExecutor() {
+            return r -> {
+                RUNS.incrementAndGet();
+                new Thread(r, "test-attempt").start();
+            };
+        }
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    static class Customizer {
+        static final HedgeBudget SHARED = HedgeBudget.ofRatio(0.1);
+
+        @Bean
+        HedgeConfigCustomizer sharedBudget() {
+            return (name, builder) -> builder.budget(SHARED);
+        }
+    }
+}

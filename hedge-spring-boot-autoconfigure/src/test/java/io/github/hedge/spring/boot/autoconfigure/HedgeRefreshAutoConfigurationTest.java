@@ -1,0 +1,74 @@
+package io.github.hedge.spring.boot.autoconfigure;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.github.hedge.core.HedgedExecutor;
+import java.time.Duration;
+import java.util.Map;
+import java.util.Set;
+import org.junit.jupiter.api.Test;
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.test.context.FilteredClassLoader;
+import org.springframework.boot.test.context.assertj.AssertableApplicationContext;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.cloud.context.environment.EnvironmentChangeEvent;
+import org.springframework.core.env.MapPropertySource;
+
+/** Spring Cloud's {@code EnvironmentChangeEvent}, as {@code /actuator/refresh} publishes it. */
+class HedgeRefreshAutoConfigurationTest {
+    private final ApplicationContextRunner runner = new ApplicationContextRunner()
+            .withConfiguration(AutoConfigurations.of(HedgeAutoConfiguration.class, HedgeRefreshAutoConfiguration.class))
+            .withPropertyValues("hedge.instances.a.delay.fixed=20ms");
+
+    @Test
+    void should_reconfigure_an_instance_when_its_properties_change_in_the_environment() {
+        runner.run(ctx -> {
+            HedgedExecutor before = executor(ctx);
+            change(ctx, "hedge.instances.a.delay.fixed", "7ms");
+            assertThat(executor(ctx).currentDelayNanos())
+                    .isEqualTo(Duration.ofMillis(7).toNanos());
+            assertThat(executor(ctx).latencyTracker()).isSameAs(before.latencyTracker());
+        });
+    }
+
+    @Test
+    void should_keep_the_last_valid_configuration_when_the_new_value_is_invalid() {
+        runner.run(ctx -> {
+            HedgedExecutor before = executor(ctx);
+            change(ctx, "hedge.instances.a.max-extra-load", "3");
+            assertThat(executor(ctx)).isSameAs(before);
+        });
+    }
+
+    @Test
+    void should_not_rebuild_anything_when_no_hedge_key_changed() {
+        runner.run(ctx -> {
+            HedgedExecutor before = executor(ctx);
+            ctx.getEnvironment()
+                    .getPropertySources()
+                    .addFirst(new MapPropertySource("changed", Map.of("hedge.instances.a.delay.fixed", "7ms")));
+            ctx.publishEvent(new EnvironmentChangeEvent(ctx, Set.of("server.port")));
+            assertThat(executor(ctx)).isSameAs(before);
+        });
+    }
+
+    @Test
+    void should_not_listen_when_spring_cloud_is_absent_or_refresh_is_disabled() {
+        runner.withClassLoader(new FilteredClassLoader("org.springframework.cloud"))
+                .run(ctx -> {
+                    assertThat(ctx).hasNotFailed();
+                    assertThat(ctx).doesNotHaveBean("hedgeEnvironmentChangeListener");
+                });
+        runner.withPropertyValues("hedge.refresh.enabled=false")
+                .run(ctx -> assertThat(ctx).doesNotHaveBean("hedgeEnvironmentChangeListener"));
+    }
+
+    private static HedgedExecutor executor(AssertableApplicationContext ctx) {
+        return ctx.getBean(HedgeInstances.class).executor("a");
+    }
+
+    private static void change(AssertableApplicationContext ctx, String key, String value) {
+        ctx.getEnvironment().getPropertySources().addFirst(new MapPropertySource("changed-" + key, Map.of(key, value)));
+        ctx.publishEvent(new EnvironmentChangeEvent(ctx, Set.of(key)));
+    }
+}
