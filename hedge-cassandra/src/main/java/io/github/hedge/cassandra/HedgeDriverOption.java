@@ -17,7 +17,10 @@ import com.datastax.oss.driver.api.core.config.DriverOption;
 public enum HedgeDriverOption implements DriverOption {
     /** {@code percentile} (default: adaptive) or {@code fixed} (the driver's {@code .delay}). */
     DELAY_KIND("advanced.speculative-execution-policy.hedge.delay-kind"),
-    /** The percentile of recent latency to hedge after, in (0, 1); default {@code 1 - max-extra-load}. */
+    /**
+     * The percentile of recent latency to hedge after, in (0, 1); default {@code 1 - 0.8 *
+     * max-extra-load} (p96 for 5%), so expected demand leaves a fifth of the budget for bursts.
+     */
     PERCENTILE("advanced.speculative-execution-policy.hedge.percentile"),
     /** The smallest adaptive delay (duration); default 1 ms. */
     MIN_DELAY("advanced.speculative-execution-policy.hedge.min-delay"),

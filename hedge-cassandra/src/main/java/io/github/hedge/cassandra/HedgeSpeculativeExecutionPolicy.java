@@ -25,8 +25,9 @@ import org.slf4j.LoggerFactory;
 
 /**
  * A drop-in {@link SpeculativeExecutionPolicy}: the driver still runs speculative executions, but
- * hedge decides the delay (by default the p95 of recent per-node latency, clamped to {@code
- * [min-delay, max-delay]}) and caps extra executions with a budget (by default 5% of idempotent
+ * hedge decides the delay (by default the p96 of recent per-node latency, {@code 1 - 0.8 *
+ * max-extra-load}, clamped to {@code [min-delay, max-delay]}, so that expected demand leaves a fifth
+ * of the budget for bursts) and caps extra executions with a budget (by default 5% of idempotent
  * requests over 30 s).
  *
  * <pre>
@@ -108,7 +109,12 @@ public class HedgeSpeculativeExecutionPolicy implements SpeculativeExecutionPoli
                     Options.getDuration(p, DefaultDriverOption.SPECULATIVE_EXECUTION_DELAY, Duration.ZERO, true));
         } else if (kind.equalsIgnoreCase("percentile")) {
             double percentile = Options.getDouble(
-                    p, HedgeDriverOption.PERCENTILE, Math.min(0.999, Math.max(0.5, 1 - extraLoad)), 0.0, 1.0, true);
+                    p,
+                    HedgeDriverOption.PERCENTILE,
+                    Math.min(0.999, Math.max(0.5, 1 - 0.8 * extraLoad)),
+                    0.0,
+                    1.0,
+                    true);
             if (percentile >= 1.0) {
                 throw new IllegalArgumentException(HedgeDriverOption.PERCENTILE.getPath() + " must be in (0, 1), was "
                         + percentile + " (profile " + profileName + ")");

@@ -22,6 +22,7 @@ import io.github.hedge.cassandra.internal.RateLimitedLog;
 import io.github.hedge.cassandra.internal.Statements;
 import io.github.hedge.core.AttemptContext;
 import io.github.hedge.core.CallOptions;
+import io.github.hedge.core.DelayPolicy;
 import io.github.hedge.core.ErrorClassifier;
 import io.github.hedge.core.HedgeConfig;
 import io.github.hedge.core.HedgedExecutor;
@@ -43,7 +44,7 @@ import org.slf4j.LoggerFactory;
 /**
  * A {@link CqlSession} whose idempotent statements are hedged by a {@link HedgedExecutor}: the
  * primary goes to one replica of the statement's partition; if it has not answered after the
- * delay (by default the p95 of recent per-attempt latency), a hedge goes to a replica not tried
+ * delay (by default the p96 of recent per-attempt latency), a hedge goes to a replica not tried
  * yet, budget permitting (by default at most 5% extra executions); the first <em>successful</em>
  * answer wins.
  *
@@ -180,12 +181,21 @@ public final class HedgedCqlSession implements CqlSession {
     }
 
     /**
-     * @return the default hedging configuration: p95 delay and a 5% budget ({@code maxExtraLoad
-     *     0.05}), two attempts, query validation errors fatal
+     * The default hedging configuration: a 5% budget, a delay at the p96 of recent per-attempt
+     * latency, two attempts, query validation errors fatal.
+     *
+     * <p>Why p96 and not p95 ({@code maxExtraLoad(0.05)}): at the p95 the expected demand for
+     * hedges equals the budget, so every burst of slow answers meets a spent budget and exactly the
+     * slowest calls go unhedged (measured in {@code SideBySide}: 104 denials in 23,866 calls, p99.9
+     * 2.1x the driver's constant policy). At the p96 demand is about 4/5 of the budget and bursts
+     * fit in it.
+     *
+     * @return the configuration
      */
     public static HedgeConfig defaultConfig() {
         return HedgeConfig.builder()
-                .maxExtraLoad(0.05)
+                .delay(DelayPolicy.percentile(0.96).build())
+                .budgetRatio(0.05)
                 .errorClassifier(ErrorClassifier.fatalOn(QueryValidationException.class))
                 .build();
     }

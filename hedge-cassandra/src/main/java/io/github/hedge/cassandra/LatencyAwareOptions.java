@@ -8,10 +8,10 @@ import java.util.Objects;
  * each node's score is the median of its first {@code minMeasurements} measurements, then a
  * time-decayed average of measurements clipped at 4 times the score (so one answer from a healthy
  * node's heavy tail moves it little); a node whose score exceeds {@code
- * exclusionThreshold} times the best node's goes to the back of the query plan, so primaries stop
+ * exclusionThreshold} times its peers' (the lower median of the nodes' scores) goes to the back of the query plan, so primaries stop
  * going to it and hedges go to healthy nodes. An excluded node receives no primaries, hence no new
  * measurements; once {@code retryPeriod} passes without one, it is tried again and scored afresh
- * from its next {@code minMeasurements} measurements. A best average under 1 ms counts as 1 ms, so that
+ * from its next {@code minMeasurements} measurements. A reference under 1 ms counts as 1 ms, so that
  * sub-millisecond noise (loopback, a busy client) cannot exclude a healthy node.
  *
  * <p>Units: durations; the threshold is a ratio. Immutable and thread-safe.
@@ -54,7 +54,7 @@ public final class LatencyAwareOptions {
         return enabled;
     }
 
-    /** @return how many times the best node's average a node's average must exceed to be excluded */
+    /** @return how many times its peers' score (the lower median) a node's score must exceed to be excluded */
     public double exclusionThreshold() {
         return exclusionThreshold;
     }

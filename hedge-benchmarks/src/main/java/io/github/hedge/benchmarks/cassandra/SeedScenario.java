@@ -117,6 +117,26 @@ public final class SeedScenario {
                 }
             }
         }
+        // losers dropped or left to finish: a warm session whose node 1 turns slow
+        List<String> turns = new ArrayList<>();
+        try (SimulatedCluster cluster = new SimulatedCluster(3)) {
+            for (HedgedCqlSession.Losers losers : HedgedCqlSession.Losers.values()) {
+                cluster.delays(SimulatedCluster.INSERT, 0, 0, 0);
+                try (CqlSession driver = cluster.session(none)) {
+                    CqlSession session =
+                            HedgedCqlSession.builder(driver).losers(losers).build();
+                    Random random = new Random(42);
+                    run(session, inserts, random); // healthy: hedge learns its delay
+                    cluster.delays(SimulatedCluster.INSERT, slowMs, 0, 0);
+                    cluster.clearLogs();
+                    double ms = run(session, inserts, random);
+                    long[] received = cluster.received(SimulatedCluster.INSERT);
+                    turns.add(String.format(
+                            "| %s | %.0f | %s | %.3f |", losers, ms, nodes(received), extra(received, inserts)));
+                    System.err.println(turns.get(turns.size() - 1));
+                }
+            }
+        }
         System.out.printf(
                 "%d sequential idempotent INSERTs per run, node 1 answers %d ms late; cold = new session, warm ="
                         + " the next %d on the same session%n%n",
@@ -125,6 +145,12 @@ public final class SeedScenario {
                 + " | warm: total ms | vs healthy | executions (slow / 2 / 3) | extra per request |");
         System.out.println("|---|---|---|---|---|---|---|---|---|");
         rows.forEach(System.out::println);
+        System.out.printf(
+                "%nWrapped session, %d healthy INSERTs, then node 1 turns %d ms slow: the next %d%n%n",
+                inserts, slowMs, inserts);
+        System.out.println("| losers | total ms | executions (slow / 2 / 3) | extra per request |");
+        System.out.println("|---|---|---|---|");
+        turns.forEach(System.out::println);
     }
 
     private static double run(CqlSession session, int inserts, Random random) {

@@ -11,8 +11,8 @@ import java.util.concurrent.ConcurrentHashMap;
  * Per-node latency scores for latency-aware ordering (the idea of the 3.x driver's {@code
  * LatencyAwarePolicy}): per node, the median of its first {@code minMeasurements} measurements,
  * then a time-decayed average of samples clipped at {@link #CLIP} times the average (robust to a
- * healthy node's heavy tail); a node whose score is above {@code threshold} times the best node's
- * goes to the back of the plan until {@code retryPeriod} passes without a new measurement, then it
+ * healthy node's heavy tail); a node whose score is above {@code threshold} times the lower median
+ * of the nodes' scores goes to the back of the plan until {@code retryPeriod} passes without a new measurement, then it
  * is tried again (probed) and scored afresh.
  *
  * <p>Thread-safe: each score is updated under its own lock; reads are racy but consistent per node.
@@ -121,19 +121,27 @@ public final class LatencyScores<K> {
     /** Averages below this count as this much: loopback noise of a few hundred µs excludes nobody. */
     static final double FLOOR_NANOS = 1_000_000;
 
-    /** The best average among nodes with enough recent measurements (at least {@link #FLOOR_NANOS}), or NaN. */
+    /**
+     * The reference score: the lower median of the scores of nodes with enough recent measurements
+     * (at least {@link #FLOOR_NANOS}), or NaN. A node is excluded when it is far slower than its
+     * peers, not than the single fastest node: with the best as reference, one healthy node a little
+     * slower than another on a quiet loopback was excluded too, and all load went to one node.
+     */
     private double best(long now) {
-        double best = Double.NaN;
+        double[] values = new double[scores.size()];
+        int n = 0;
         for (Score s : scores.values()) {
             synchronized (s) {
-                if (s.count >= minMeasurements
-                        && now - s.lastNanos < retryPeriodNanos
-                        && (Double.isNaN(best) || s.average < best)) {
-                    best = s.average;
+                if (s.count >= minMeasurements && now - s.lastNanos < retryPeriodNanos && n < values.length) {
+                    values[n++] = s.average;
                 }
             }
         }
-        return Double.isNaN(best) ? best : Math.max(best, FLOOR_NANOS);
+        if (n == 0) {
+            return Double.NaN;
+        }
+        Arrays.sort(values, 0, n);
+        return Math.max(values[(n - 1) / 2], FLOOR_NANOS);
     }
 
     /**
