@@ -99,10 +99,11 @@ class SlowLinkIT {
      * What is asserted: with hedging, the slow link no longer reaches the client: the share of
      * requests taking the injected 100 ms or more is at most 2 points above the same run's healthy
      * phase (without hedging it was 6.9% in a run here, the driver's own slow-replica avoidance
-     * keeping it below the third of primaries that go to node 3 at first; hedged 0.3% and 0%). The issue's target, p99 within 1.3x of the healthy
-     * phase's, is measured and shown in the report ("met"/"not met") but not asserted: the steady
-     * p99 of the same run swings with the other builds on this shared 2-core machine, and the
-     * policy mode met it in one run (27.7 vs 30.2 ms) and missed it in the next (43.2 vs 30.2 ms).
+     * keeping it below the third of primaries that go to node 3 at first; hedged 0.3% and 0%). The
+     * issue's target, p99 within 1.3x of the healthy phase's, is measured and shown in the report
+     * ("met"/"not met") but not asserted: the steady p99 of the same run swings with the other
+     * builds on this shared 2-core machine, and the policy mode met it in one run (healthy p99 71.9
+     * ms) and missed it in another (43.2 vs 30.2 ms).
      */
     @Test
     void should_keep_the_slow_link_out_of_the_latency_when_hedging() {
