@@ -229,7 +229,9 @@ public final class HedgeConfig {
 
         /**
          * @param ratio extra attempts allowed per primary call, in [0, 1], for the executor's own
-         *     budget (30 s window); default 0.05. Ignored when {@link #budget(HedgeBudget)} is set.
+         *     budget (a token bucket: each primary deposits {@code ratio} tokens, a hedge spends one,
+         *     savings capped at a quarter of the last 30 s of deposits; see {@link HedgeBudget});
+         *     default 0.05. Ignored when {@link #budget(HedgeBudget)} is set.
          * @return this
          */
         public Builder budgetRatio(double ratio) {

@@ -2,6 +2,7 @@ package io.github.hedge.spring.boot.actuate;
 
 import io.github.hedge.core.BudgetSnapshot;
 import io.github.hedge.core.DelayPolicy;
+import io.github.hedge.core.HedgeSavings;
 import io.github.hedge.core.HedgeStats;
 import io.github.hedge.core.HedgedExecutor;
 import io.github.hedge.core.LatencySummary;
@@ -28,8 +29,9 @@ import org.springframework.lang.Nullable;
  * HedgeInstances#update}.
  *
  * <p>Latencies are in milliseconds. Counters are those of the instance's current executor: they
- * restart at zero when the instance is reconfigured. The core does not yet estimate what hedging
- * saved (latency with and without hedges); when it does, this endpoint is where it belongs.
+ * restart at zero when the instance is reconfigured. {@code saved} shows what hedging saved on the
+ * instance's own traffic ({@link HedgedExecutor#savings()}): the latency its calls had beside the
+ * core's censoring-aware estimate of the latency they would have had without hedging.
  *
  * <p>Thread-safe; every read is a fresh snapshot.
  */
@@ -151,7 +153,24 @@ public class HedgesEndpoint {
                         b.hedgesInWindow(),
                         b.totalGranted(),
                         b.totalDenied()),
+                saved(executor.savings()),
                 executor.stats());
+    }
+
+    private static SavedDescriptor saved(HedgeSavings s) {
+        LatencySummary h = s.hedged();
+        LatencySummary u = s.unhedgedEstimate();
+        return new SavedDescriptor(
+                h.count(),
+                ms(h.p50Nanos()),
+                ms(h.p99Nanos()),
+                ms(h.p999Nanos()),
+                ms(u.p50Nanos()),
+                ms(u.p99Nanos()),
+                ms(u.p999Nanos()),
+                s.censoredPrimaries(),
+                s.extraLoad(),
+                s.toString());
     }
 
     private static Double ms(long nanos) {
@@ -181,6 +200,7 @@ public class HedgesEndpoint {
      *     while the policy would not hedge (an adaptive delay still warming up)
      * @param latency recent per-attempt latency over the tracker's window
      * @param budget the hedge budget now
+     * @param saved what hedging saved over the recent window
      * @param counters calls, attempts, hedges sent and won, denials... since the executor was built
      */
     public record InstanceDescriptor(
@@ -188,7 +208,37 @@ public class HedgesEndpoint {
             Double currentDelayMs,
             LatencyDescriptor latency,
             BudgetDescriptor budget,
+            SavedDescriptor saved,
             HedgeStats counters) {}
+
+    /**
+     * What hedging saved over the executor's savings window, latencies in milliseconds (null when
+     * the window is empty): the calls as they were, and the estimate of their primaries without
+     * hedging, cancelled primaries counted as lower bounds.
+     *
+     * @param calls successful calls in the window
+     * @param hedgedP50Ms median latency of the calls
+     * @param hedgedP99Ms their 99th percentile
+     * @param hedgedP999Ms their 99.9th percentile
+     * @param unhedgedP50Ms estimated median without hedging
+     * @param unhedgedP99Ms estimated 99th percentile without hedging
+     * @param unhedgedP999Ms estimated 99.9th percentile without hedging (a lower bound where every
+     *     primary that slow was cancelled)
+     * @param censoredPrimaries primaries in the window cancelled before they answered
+     * @param extraLoad hedges sent per call since the executor was built
+     * @param summary one line, e.g. {@code p99 412.0 ms -> 38.0 ms, ... for 4.8% extra}
+     */
+    public record SavedDescriptor(
+            long calls,
+            Double hedgedP50Ms,
+            Double hedgedP99Ms,
+            Double hedgedP999Ms,
+            Double unhedgedP50Ms,
+            Double unhedgedP99Ms,
+            Double unhedgedP999Ms,
+            long censoredPrimaries,
+            double extraLoad,
+            String summary) {}
 
     /**
      * An instance's effective configuration; durations as {@code 20ms}.

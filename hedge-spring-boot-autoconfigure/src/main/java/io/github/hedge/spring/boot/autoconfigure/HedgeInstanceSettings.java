@@ -8,7 +8,7 @@ import java.time.Duration;
  *
  * @param maxAttempts most attempts per call, primary included
  * @param delay the delay policy, described (e.g. {@code percentile 0.95} or {@code fixed 20ms})
- * @param maxExtraLoad the budget: extra attempts per primary call over a 30 s window
+ * @param maxExtraLoad the budget: extra attempts per primary call in the long run (a token bucket, see {@code HedgeBudget})
  * @param minDelay the smallest delay before a hedge
  * @param maxDelay the largest delay before a hedge
  * @param timeout the overall deadline of a call, or null

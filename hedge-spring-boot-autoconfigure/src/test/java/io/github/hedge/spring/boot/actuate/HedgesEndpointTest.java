@@ -93,6 +93,13 @@ class HedgesEndpointTest {
             assertThat(r.path("budget").has("remaining")).isTrue();
             assertThat(r.path("latency").has("count")).isTrue();
             assertThat(r.path("latency").has("p99Ms")).isTrue();
+            // the savings window refreshes lazily (once a second), so its counts may still be 0 here
+            assertThat(r.path("saved").has("calls")).isTrue();
+            assertThat(r.path("saved").has("hedgedP99Ms")).isTrue();
+            assertThat(r.path("saved").has("unhedgedP99Ms")).isTrue();
+            assertThat(r.path("saved").path("censoredPrimaries").asLong()).isZero();
+            assertThat(r.path("saved").path("extraLoad").asDouble()).isZero();
+            assertThat(r.path("saved").path("summary").asText()).contains("p99").contains("extra");
 
             JsonNode w = json.path("instances").path("user-writes");
             assertThat(w.path("config").path("idempotent").asBoolean()).isFalse();

@@ -1,0 +1,454 @@
+package io.github.hedge.grpc;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import com.google.common.util.concurrent.ListenableFuture;
+import com.google.protobuf.ByteString;
+import io.github.hedge.core.DelayPolicy;
+import io.github.hedge.core.HedgeBudget;
+import io.github.hedge.core.HedgeConfig;
+import io.github.hedge.core.HedgeStats;
+import io.github.hedge.grpc.Backends.Action;
+import io.github.hedge.grpc.Backends.Execution;
+import io.github.hedge.grpc.test.EchoGrpc;
+import io.github.hedge.grpc.test.EchoReply;
+import io.github.hedge.grpc.test.EchoRequest;
+import io.grpc.CallOptions;
+import io.grpc.ClientCall;
+import io.grpc.ManagedChannel;
+import io.grpc.Metadata;
+import io.grpc.Status;
+import io.grpc.StatusRuntimeException;
+import io.grpc.netty.NettyChannelBuilder;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/** The interceptor and the balancer against three real grpc-netty backends on 127.0.0.1. */
+@Timeout(120) // a hung call fails the test instead of the build
+class GrpcHedgingTest {
+    static Backends backends;
+    final List<ManagedChannel> channels = new ArrayList<>();
+
+    @BeforeAll
+    static void startBackends() throws Exception {
+        backends = new Backends(3);
+    }
+
+    @AfterAll
+    static void stopBackends() throws Exception {
+        backends.close();
+    }
+
+    @BeforeEach
+    void reset() {
+        backends.reset();
+    }
+
+    @AfterEach
+    void closeChannels() throws InterruptedException {
+        for (ManagedChannel c : channels) {
+            c.shutdownNow();
+        }
+        for (ManagedChannel c : channels) {
+            c.awaitTermination(5, TimeUnit.SECONDS);
+        }
+        backends.reset();
+    }
+
+    static HedgingClientInterceptor.Builder hedging(long delayMillis) {
+        return HedgingClientInterceptor.builder()
+                .defaults(HedgeConfig.builder()
+                        .delay(DelayPolicy.fixed(Duration.ofMillis(delayMillis)))
+                        .budget(HedgeBudget.unlimited())
+                        .build());
+    }
+
+    /** A channel to the three backends, connected to all of them before it is returned. */
+    ManagedChannel channel(HedgingClientInterceptor interceptor, boolean hedgeBalancer) {
+        ManagedChannel ch = NettyChannelBuilder.forTarget(backends.target())
+                .usePlaintext()
+                .defaultLoadBalancingPolicy(hedgeBalancer ? HedgeLoadBalancerProvider.POLICY_NAME : "round_robin")
+                .intercept(interceptor)
+                .build();
+        channels.add(ch);
+        EchoGrpc.EchoBlockingStub stub = EchoGrpc.newBlockingStub(ch);
+        Backends.Behaviour behaviour = backends.behaviour();
+        backends.behave((b, m, r, a) -> Action.reply(0));
+        Set<String> seen = new HashSet<>();
+        for (int i = 0; i < 200 && seen.size() < 3; i++) {
+            seen.add(stub.get(req("warmup")).getBackend());
+        }
+        assertThat(seen).hasSize(3);
+        backends.behave(behaviour);
+        backends.executions.clear();
+        return ch;
+    }
+
+    static EchoRequest req(String text) {
+        return EchoRequest.newBuilder().setText(text).build();
+    }
+
+    static void await(String what, BooleanSupplier condition) throws InterruptedException {
+        long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+        while (!condition.getAsBoolean()) {
+            if (System.nanoTime() > end) {
+                throw new AssertionError("timed out waiting for: " + what + "; executions: " + backends.executions);
+            }
+            Thread.sleep(10);
+        }
+    }
+
+    // ------------------------------------------------------------------------------------------
+
+    @Test
+    void should_answer_from_a_fast_backend_and_cancel_the_slow_attempt_when_one_backend_is_slow() throws Exception {
+        backends.behave((b, m, r, a) -> Action.reply(b == 0 ? 5_000 : 2));
+        HedgingClientInterceptor hedging = hedging(30).build();
+        EchoGrpc.EchoBlockingStub stub = EchoGrpc.newBlockingStub(channel(hedging, true));
+
+        for (int i = 0; i < 30; i++) {
+            EchoReply reply = stub.get(req("slow-" + i));
+            assertThat(reply.getBackend()).isNotEqualTo("b0");
+        }
+
+        List<Execution> onSlow = new ArrayList<>();
+        for (Execution e : backends.executions) {
+            if (e.backend == 0) {
+                onSlow.add(e);
+            }
+        }
+        assertThat(onSlow)
+                .as("round robin sends some primaries to the slow backend")
+                .isNotEmpty();
+        await("the slow backend sees every one of its attempts cancelled (RST_STREAM)", () -> onSlow.stream()
+                .allMatch(e -> e.cancelled));
+        assertThat(onSlow).noneMatch(e -> e.answered);
+        HedgeStats stats = hedging.executor("hedge.test.Echo/Get").orElseThrow().stats();
+        assertThat(stats.hedgesWon()).isGreaterThanOrEqualTo(onSlow.size());
+    }
+
+    @Test
+    void should_send_every_hedge_to_a_backend_the_call_has_not_tried_when_the_hedge_balancer_is_used()
+            throws Exception {
+        // every primary is slow, every hedge fast: each call hedges once
+        backends.behave((b, m, r, a) -> Action.reply(a == 1 ? 2_000 : 1));
+        HedgingClientInterceptor hedging = hedging(20).build();
+        EchoGrpc.EchoBlockingStub stub = EchoGrpc.newBlockingStub(channel(hedging, true));
+
+        int calls = 40;
+        for (int i = 0; i < calls; i++) {
+            assertThat(stub.get(req("place-" + i)).getAttempt()).isEqualTo(2);
+        }
+        for (int i = 0; i < calls; i++) {
+            List<Execution> ex = backends.executions("place-" + i);
+            assertThat(ex).hasSize(2);
+            Execution primary =
+                    ex.stream().filter(e -> e.attempt == 1).findFirst().orElseThrow();
+            Execution hedge =
+                    ex.stream().filter(e -> e.attempt == 2).findFirst().orElseThrow();
+            assertThat(hedge.backend).as("call %d", i).isNotEqualTo(primary.backend);
+        }
+    }
+
+    @Test
+    void should_run_a_non_idempotent_method_exactly_once_when_it_is_slow() throws Exception {
+        backends.behave((b, m, r, a) -> Action.reply(200));
+        HedgingClientInterceptor hedging = hedging(10).build();
+        EchoGrpc.EchoBlockingStub stub = EchoGrpc.newBlockingStub(channel(hedging, true));
+
+        for (int i = 0; i < 5; i++) {
+            stub.append(req("once-" + i));
+        }
+        Thread.sleep(300); // a stray hedge would have reached a server by now
+        assertThat(backends.executions).hasSize(5);
+        assertThat(backends.executions).allMatch(e -> e.attempt == 1 && !e.cancelled);
+        assertThat(hedging.executor("hedge.test.Echo/Append")
+                        .orElseThrow()
+                        .stats()
+                        .hedgesSent())
+                .isZero();
+    }
+
+    @Test
+    void should_hedge_an_unmarked_method_when_the_method_policy_declares_it_idempotent() throws Exception {
+        backends.behave((b, m, r, a) -> Action.reply(a == 1 ? 1_000 : 1));
+        HedgingClientInterceptor hedging = hedging(10)
+                .method(
+                        "hedge.test.Echo/Append",
+                        MethodPolicy.builder().idempotent(true).build())
+                .method(
+                        "hedge.test.Echo/Put",
+                        MethodPolicy.builder().idempotent(false).build())
+                .build();
+        EchoGrpc.EchoBlockingStub stub = EchoGrpc.newBlockingStub(channel(hedging, true));
+
+        assertThat(stub.append(req("append")).getAttempt()).isEqualTo(2);
+        assertThat(stub.put(req("put")).getAttempt()).isEqualTo(1);
+        assertThat(backends.executions("put")).hasSize(1);
+    }
+
+    @Test
+    void should_apply_the_service_wildcard_and_the_exact_method_policy_when_both_match() throws Exception {
+        backends.behave((b, m, r, a) -> Action.reply(a < 3 ? 2_000 : 1));
+        HedgingClientInterceptor hedging = hedging(20)
+                .method(
+                        "hedge.test.Echo/*",
+                        MethodPolicy.builder().maxAttempts(3).build())
+                .method(
+                        "hedge.test.Echo/Put",
+                        MethodPolicy.builder().maxAttempts(2).build())
+                .build();
+        EchoGrpc.EchoBlockingStub stub = EchoGrpc.newBlockingStub(channel(hedging, true));
+
+        assertThat(stub.get(req("three")).getAttempt()).isEqualTo(3);
+        assertThat(stub.put(req("two")).getAttempt()).isLessThanOrEqualTo(2);
+        assertThat(hedging.executor("hedge.test.Echo/Get")
+                        .orElseThrow()
+                        .config()
+                        .maxAttempts())
+                .isEqualTo(3);
+        assertThat(hedging.executor("hedge.test.Echo/Put")
+                        .orElseThrow()
+                        .config()
+                        .maxAttempts())
+                .isEqualTo(2);
+        assertThat(hedging.executor("hedge.test.Echo/Get").orElseThrow().budget())
+                .isSameAs(hedging.executor("hedge.test.Echo/Put").orElseThrow().budget());
+    }
+
+    @Test
+    void should_end_every_attempt_with_deadline_exceeded_when_the_caller_deadline_passes() throws Exception {
+        backends.behave((b, m, r, a) -> Action.reply(10_000));
+        HedgingClientInterceptor hedging = hedging(50).build();
+        EchoGrpc.EchoBlockingStub stub = EchoGrpc.newBlockingStub(channel(hedging, true));
+
+        assertThatThrownBy(
+                        () -> stub.withDeadlineAfter(400, TimeUnit.MILLISECONDS).get(req("deadline")))
+                .isInstanceOfSatisfying(
+                        StatusRuntimeException.class,
+                        e -> assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.DEADLINE_EXCEEDED));
+        List<Execution> ex = backends.executions("deadline");
+        assertThat(ex).hasSize(2);
+        await("both attempts cancelled on the servers", () -> ex.stream().allMatch(e -> e.cancelled));
+    }
+
+    @Test
+    void should_cancel_every_attempt_when_the_caller_cancels() throws Exception {
+        backends.behave((b, m, r, a) -> Action.reply(10_000));
+        HedgingClientInterceptor hedging = hedging(20).build();
+        EchoGrpc.EchoFutureStub stub = EchoGrpc.newFutureStub(channel(hedging, true));
+
+        ListenableFuture<EchoReply> f = stub.get(req("cancel"));
+        await(
+                "primary and hedge reached the servers",
+                () -> backends.executions("cancel").size() == 2);
+        f.cancel(true);
+        assertThatThrownBy(f::get).isInstanceOf(CancellationException.class);
+        await("both attempts cancelled on the servers", () -> backends.executions("cancel").stream()
+                .allMatch(e -> e.cancelled));
+        Thread.sleep(100);
+        assertThat(backends.executions("cancel")).hasSize(2);
+    }
+
+    @Test
+    void should_start_the_next_attempt_at_once_when_an_attempt_ends_unavailable() throws Exception {
+        // whichever backend gets the primary refuses it; the timer (10 s) never fires in this test
+        backends.behave(
+                (b, m, r, a) -> a == 1 ? Action.fail(0, Status.UNAVAILABLE.withDescription("busy")) : Action.reply(0));
+        HedgingClientInterceptor hedging = hedging(10_000).build();
+        EchoGrpc.EchoBlockingStub stub = EchoGrpc.newBlockingStub(channel(hedging, true));
+
+        EchoReply reply = stub.withDeadlineAfter(5, TimeUnit.SECONDS).get(req("unavailable"));
+        assertThat(reply.getAttempt()).isEqualTo(2);
+        List<Execution> ex = backends.executions("unavailable");
+        assertThat(ex).hasSize(2);
+        assertThat(ex.get(1).backend).as("the retry goes elsewhere").isNotEqualTo(ex.get(0).backend);
+    }
+
+    @Test
+    void should_end_the_call_with_the_status_when_an_attempt_fails_with_a_fatal_code() throws Exception {
+        backends.behave((b, m, r, a) -> Action.fail(0, Status.INVALID_ARGUMENT.withDescription("bad request")));
+        HedgingClientInterceptor hedging = hedging(50).build();
+        EchoGrpc.EchoBlockingStub stub = EchoGrpc.newBlockingStub(channel(hedging, true));
+
+        assertThatThrownBy(() -> stub.get(req("fatal"))).isInstanceOfSatisfying(StatusRuntimeException.class, e -> {
+            assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.INVALID_ARGUMENT);
+            assertThat(e.getStatus().getDescription()).isEqualTo("bad request");
+        });
+        Thread.sleep(150); // past the hedge delay: nothing else may start
+        assertThat(backends.executions("fatal")).hasSize(1);
+    }
+
+    @Test
+    void should_make_no_further_attempt_when_the_server_pushes_back_with_a_negative_value() throws Exception {
+        Metadata stop = new Metadata();
+        stop.put(Metadata.Key.of("grpc-retry-pushback-ms", Metadata.ASCII_STRING_MARSHALLER), "-1");
+        backends.behave((b, m, r, a) -> Action.fail(100, Status.UNAVAILABLE.withDescription("overloaded"), stop));
+        HedgingClientInterceptor hedging = hedging(500).build();
+        EchoGrpc.EchoBlockingStub stub = EchoGrpc.newBlockingStub(channel(hedging, true));
+
+        assertThatThrownBy(() -> stub.get(req("pushback-stop")))
+                .isInstanceOfSatisfying(
+                        StatusRuntimeException.class,
+                        e -> assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.UNAVAILABLE));
+        Thread.sleep(600);
+        assertThat(backends.executions("pushback-stop")).hasSize(1);
+    }
+
+    @Test
+    void should_wait_the_pushback_before_the_next_attempt_when_it_arrives_with_an_error_status() throws Exception {
+        Metadata wait = new Metadata();
+        wait.put(Metadata.Key.of("grpc-retry-pushback-ms", Metadata.ASCII_STRING_MARSHALLER), "400");
+        backends.behave((b, m, r, a) ->
+                a == 1 ? Action.fail(0, Status.UNAVAILABLE.withDescription("later"), wait) : Action.reply(0));
+        HedgingClientInterceptor hedging = hedging(10_000).build();
+        EchoGrpc.EchoBlockingStub stub = EchoGrpc.newBlockingStub(channel(hedging, true));
+
+        assertThat(stub.get(req("pushback-wait")).getAttempt()).isEqualTo(2);
+        List<Execution> ex = backends.executions("pushback-wait");
+        assertThat(ex).hasSize(2);
+        // a lower bound only: a loaded machine can make it longer, never shorter
+        assertThat(TimeUnit.NANOSECONDS.toMillis(ex.get(1).startNanos - ex.get(0).startNanos))
+                .isGreaterThanOrEqualTo(400);
+    }
+
+    @Test
+    void should_hedge_around_a_slow_backend_when_it_sends_response_headers_early() throws Exception {
+        backends.earlyHeaders(0, true);
+        backends.behave((b, m, r, a) -> Action.reply(b == 0 ? 5_000 : 2));
+        HedgingClientInterceptor hedging = hedging(30).build();
+        EchoGrpc.EchoBlockingStub stub = EchoGrpc.newBlockingStub(channel(hedging, true));
+
+        for (int i = 0; i < 15; i++) {
+            assertThat(stub.get(req("early-" + i)).getBackend()).isNotEqualTo("b0");
+        }
+        assertThat(backends.executions).anyMatch(e -> e.backend == 0);
+    }
+
+    @Test
+    void should_not_hedge_and_count_it_when_the_request_is_over_the_size_limit() throws Exception {
+        backends.behave((b, m, r, a) -> Action.reply(a == 1 ? 1_000 : 1));
+        HedgingClientInterceptor hedging =
+                hedging(20).maxHedgedRequestBytes(1000).build();
+        EchoGrpc.EchoBlockingStub stub = EchoGrpc.newBlockingStub(channel(hedging, true));
+
+        EchoRequest big = EchoRequest.newBuilder()
+                .setText("big")
+                .setPayload(ByteString.copyFrom(new byte[2000]))
+                .build();
+        assertThat(stub.get(big).getAttempt()).isEqualTo(1);
+        assertThat(stub.get(req("small")).getAttempt()).isEqualTo(2);
+        assertThat(backends.executions("big")).hasSize(1);
+        assertThat(hedging.requestsTooLarge()).containsEntry("hedge.test.Echo/Get", 1L);
+    }
+
+    @Test
+    void should_pass_streaming_calls_through_untouched() throws Exception {
+        backends.behave((b, m, r, a) -> Action.reply(200));
+        HedgingClientInterceptor hedging = hedging(10).build();
+        EchoGrpc.EchoBlockingStub stub = EchoGrpc.newBlockingStub(channel(hedging, true));
+
+        Iterator<EchoReply> it = stub.stream(req("stream"));
+        assertThat(it.next().getAttempt()).isEqualTo(1);
+        assertThat(it.hasNext()).isFalse();
+        assertThat(backends.executions("stream")).hasSize(1);
+        assertThat(hedging.executor("hedge.test.Echo/Stream")).isEmpty();
+    }
+
+    @Test
+    void should_deliver_the_message_only_when_requested_and_close_exactly_once_when_the_listener_is_slow_to_ask()
+            throws Exception {
+        backends.behave((b, m, r, a) -> Action.reply(a == 1 ? 2_000 : 1));
+        HedgingClientInterceptor hedging = hedging(20).build();
+        ManagedChannel ch = channel(hedging, true);
+
+        List<String> events = new CopyOnWriteArrayList<>();
+        CountDownLatch closed = new CountDownLatch(1);
+        CountDownLatch headers = new CountDownLatch(1);
+        ClientCall<EchoRequest, EchoReply> call = ch.newCall(EchoGrpc.getGetMethod(), CallOptions.DEFAULT);
+        call.start(
+                new ClientCall.Listener<EchoReply>() {
+                    @Override
+                    public void onHeaders(Metadata h) {
+                        events.add("headers");
+                        headers.countDown();
+                    }
+
+                    @Override
+                    public void onMessage(EchoReply message) {
+                        events.add("message:" + message.getAttempt());
+                    }
+
+                    @Override
+                    public void onClose(Status status, Metadata trailers) {
+                        events.add("close:" + status.getCode());
+                        closed.countDown();
+                    }
+                },
+                new Metadata());
+        call.sendMessage(req("flow"));
+        call.halfClose();
+        assertThat(headers.await(10, TimeUnit.SECONDS)).isTrue();
+        Thread.sleep(400); // the losing primary has answered or been cancelled by now
+        assertThat(events).containsExactly("headers");
+        call.request(1);
+        assertThat(closed.await(10, TimeUnit.SECONDS)).isTrue();
+        Thread.sleep(100);
+        assertThat(events).containsExactly("headers", "message:2", "close:OK");
+    }
+
+    @Test
+    void should_keep_primaries_off_a_backend_ten_times_slower_than_its_peers() throws Exception {
+        backends.behave((b, m, r, a) -> Action.reply(b == 0 ? 40 : 4));
+        HedgingClientInterceptor hedging = HedgingClientInterceptor.builder()
+                .defaults(HedgeConfig.builder().delay(DelayPolicy.never()).build())
+                .build();
+        EchoGrpc.EchoBlockingStub stub = EchoGrpc.newBlockingStub(channel(hedging, true));
+
+        for (int i = 0; i < 120; i++) {
+            stub.get(req("warm-" + i));
+        }
+        backends.executions.clear();
+        for (int i = 0; i < 90; i++) {
+            stub.get(req("lb-" + i));
+        }
+        long onSlow = backends.executions.stream().filter(e -> e.backend == 0).count();
+        // round robin alone would give it 30 of 90; it may get a few while it is re-examined
+        assertThat(onSlow).isLessThan(10);
+    }
+
+    @Test
+    void should_reject_invalid_settings_with_the_setting_range_and_value() {
+        assertThatThrownBy(() -> HedgingClientInterceptor.builder().maxHedgedRequestBytes(-1))
+                .hasMessage("maxHedgedRequestBytes must be >= 0, was -1");
+        assertThatThrownBy(() -> HedgingClientInterceptor.builder().method("Echo", MethodPolicy.defaults()))
+                .hasMessageContaining("was \"Echo\"");
+        assertThatThrownBy(() -> HedgingClientInterceptor.builder().nonFatalCodes(Set.of(Status.Code.OK)))
+                .hasMessageContaining("must not contain OK");
+        assertThatThrownBy(() -> MethodPolicy.builder().maxAttempts(0))
+                .hasMessage("maxAttempts must be in [1, 16], was 0");
+        assertThatThrownBy(() -> HedgeSheddingServerInterceptor.maxConcurrentHedges(-1))
+                .hasMessage("maxConcurrentHedges must be >= 0, was -1");
+        assertThat(new HedgeLoadBalancerProvider()
+                        .parseLoadBalancingPolicyConfig(java.util.Map.of("slowRatio", 0.5))
+                        .getError()
+                        .getDescription())
+                .isEqualTo("hedge_round_robin: slowRatio must be > 1, was 0.5");
+    }
+}
