@@ -139,7 +139,10 @@ class HedgeSpeculativeExecutionPolicyTest {
         try (CqlSession session = sim.session(hedge(Duration.ofMillis(20), 2, 1.0)
                 .andThen(b -> b.withBoolean(HedgeDriverOption.LBP_LATENCY_AWARE, true)
                         .withInt(HedgeDriverOption.LBP_MIN_MEASUREMENTS, 3)
-                        .withDuration(HedgeDriverOption.LBP_RETRY_PERIOD, Duration.ofMillis(1500)))::apply)) {
+                        // 5x, not the default 2x: a healed node's first answers on a loaded
+                        // machine can be 2 ms against its peers' 1 ms
+                        .withDouble(HedgeDriverOption.LBP_EXCLUSION_THRESHOLD, 5.0)
+                        .withDuration(HedgeDriverOption.LBP_RETRY_PERIOD, Duration.ofSeconds(3)))::apply)) {
             // a speculative execution firing at 20 ms tells the ordering the slow node took >= 20 ms
             for (int k = 0; k < 30; k++) {
                 session.execute(insert(k).setIdempotent(true));
@@ -151,7 +154,7 @@ class HedgeSpeculativeExecutionPolicyTest {
             assertThat(sim.received(INSERT)[0]).isZero();
 
             sim.heal(0);
-            Thread.sleep(1600); // longer than the retry period: the node is probed again
+            Thread.sleep(3100); // longer than the retry period: the node is probed again
             sim.clearLogs();
             for (int k = 0; k < 60; k++) {
                 session.execute(insert(k).setIdempotent(true));

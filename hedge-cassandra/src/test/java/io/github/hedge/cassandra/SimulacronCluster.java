@@ -41,7 +41,15 @@ final class SimulacronCluster implements AutoCloseable {
     final BoundCluster cluster;
 
     SimulacronCluster(int nodes) {
-        server = Server.builder().withTimer(timer).build();
+        // each cluster on its own random 127.x.y.0/24 addresses: Simulacron's default 127.0.0.1-3:9042
+        // collides with any other simulated or real node on this machine (other builds, a
+        // previous test class whose ports are still being released)
+        java.util.concurrent.ThreadLocalRandom random = java.util.concurrent.ThreadLocalRandom.current();
+        byte[] start = {127, (byte) random.nextInt(100, 200), (byte) random.nextInt(1, 255), 1};
+        server = Server.builder()
+                .withTimer(timer)
+                .withAddressResolver(new com.datastax.oss.simulacron.server.Inet4Resolver(start, 9042))
+                .build();
         cluster = server.register(ClusterSpec.builder().withNodes(nodes));
         Map<String, String> replication = new LinkedHashMap<>();
         replication.put("class", "org.apache.cassandra.locator.SimpleStrategy");
