@@ -253,7 +253,9 @@ class HedgedCqlSessionTest {
         assertThat(calls).filteredOn(c -> c.attempts().size() > 1).isNotEmpty().allSatisfy(c -> {
             assertThat(c.attempts().get(1).target())
                     .isNotEqualTo(c.attempts().get(0).target());
-            assertThat(c.winningAttempt()).isEqualTo(2);
+            if (c.attempts().get(0).target().equals(slowTarget)) {
+                assertThat(c.winningAttempt()).isEqualTo(2); // a fast primary that hiccups may still win
+            }
         });
     }
 }
