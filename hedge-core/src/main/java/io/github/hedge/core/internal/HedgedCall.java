@@ -304,8 +304,6 @@ final class HedgedCall<T> extends CompletableFuture<T> implements DelayContext {
         boolean stop = false;
         boolean denied = false;
         boolean afterFailure;
-        Throwable failure = null;
-        ScheduledTask deadlineT = null;
         long now;
         synchronized (this) {
             if (state == DONE || started != prev.number) {
@@ -328,13 +326,6 @@ final class HedgedCall<T> extends CompletableFuture<T> implements DelayContext {
                     denied = true;
                 }
             }
-            if ((stop || denied) && inFlight == 0) {
-                // every attempt failed and the retry that waited out a pushback may not start
-                failure = first.error;
-                state = DONE;
-                deadlineT = deadlineTimer;
-                deadlineTimer = null;
-            }
         }
         if (stop) {
             publishNotHedged(NotHedged.Reason.PUSHBACK);
@@ -350,11 +341,8 @@ final class HedgedCall<T> extends CompletableFuture<T> implements DelayContext {
                     afterFailure ? HedgeSent.Reason.PREVIOUS_FAILED : HedgeSent.Reason.DELAY_ELAPSED,
                     afterFailure ? 0 : prev.hedgeDelayNanos);
         }
-        if (failure != null) {
-            cancel(deadlineT);
-            engine.failures.increment();
-            finish(CallCompleted.CallOutcome.FAILURE, 0, now);
-            super.completeExceptionally(failure);
+        if (stop || denied) {
+            endIfIdle(); // every attempt failed and the retry that waited out a pushback may not start
         }
     }
 
@@ -385,8 +373,9 @@ final class HedgedCall<T> extends CompletableFuture<T> implements DelayContext {
     }
 
     /**
-     * A timer that was to start the next attempt could not be armed: if no attempt runs, nothing
-     * can answer the call any more, so it fails now with the primary's failure.
+     * No further attempt will start (its timer could not be armed, was dropped, or the budget or a
+     * stop refused it): if no attempt runs either, nothing can answer the call any more, so it fails
+     * now with the primary's failure.
      */
     private void endIfIdle() {
         Throwable failure;
@@ -416,23 +405,21 @@ final class HedgedCall<T> extends CompletableFuture<T> implements DelayContext {
 
     /** Starts the retries reserved by failures, in order. */
     private void runReservedRetries() {
-        while (true) {
-            Attempt<T> next = null;
-            synchronized (this) {
-                for (int i = 2; i <= started; i++) {
-                    Attempt<T> a = more[i - 2];
-                    if (a.retryPending) {
-                        a.retryPending = false;
-                        next = a;
-                        break;
-                    }
-                }
-            }
-            if (next == null) {
-                return;
-            }
+        for (Attempt<T> next; (next = takeReservedRetry()) != null; ) {
             startHedge(next, HedgeSent.Reason.PREVIOUS_FAILED, 0);
         }
+    }
+
+    /** @return the first attempt reserved as a retry and not started yet, now taken; null if none */
+    private synchronized Attempt<T> takeReservedRetry() {
+        for (int i = 2; i <= started; i++) {
+            Attempt<T> a = more[i - 2];
+            if (a.retryPending) {
+                a.retryPending = false;
+                return a;
+            }
+        }
+        return null;
     }
 
     private void denied(int number) {
@@ -604,21 +591,7 @@ final class HedgedCall<T> extends CompletableFuture<T> implements DelayContext {
     }
 
     private void failReservedRetries(Throwable t) {
-        while (true) {
-            Attempt<T> next = null;
-            synchronized (this) {
-                for (int i = 2; i <= started; i++) {
-                    Attempt<T> a = more[i - 2];
-                    if (a.retryPending) {
-                        a.retryPending = false;
-                        next = a;
-                        break;
-                    }
-                }
-            }
-            if (next == null) {
-                return;
-            }
+        for (Attempt<T> next; (next = takeReservedRetry()) != null; ) {
             onAttemptDone(next, null, t);
         }
     }
