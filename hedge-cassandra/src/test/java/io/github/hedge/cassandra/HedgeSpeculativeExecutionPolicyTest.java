@@ -83,7 +83,8 @@ class HedgeSpeculativeExecutionPolicyTest {
             }
             assertThat(hedgedLatencyMs).hasSizeGreaterThanOrEqualTo(3);
             // fired at 20 ms on a 1 ms tick: the hedged requests took 20 ms + one tick + a fast answer
-            assertThat(median(hedgedLatencyMs)).isBetween(20.0, 20.0 + 8);
+            // (+15 ms of slack for a loaded CI machine; the driver's default 100 ms tick would make it ~100)
+            assertThat(median(hedgedLatencyMs)).isBetween(20.0, 20.0 + 15);
             long[] received = sim.received(INSERT);
             SpeculativeExecutionStats stats = policy(session, "default").stats();
             assertThat(Arrays.stream(received).sum()).isEqualTo(30 + stats.sent());
@@ -184,8 +185,9 @@ class HedgeSpeculativeExecutionPolicyTest {
             }
             assertThat(hot).hasSizeGreaterThanOrEqualTo(3);
             assertThat(plain).hasSizeGreaterThanOrEqualTo(3);
-            assertThat(median(hot)).isBetween(5.0, 5.0 + 8);
-            assertThat(median(plain)).isBetween(60.0, 60.0 + 8);
+            // +15 ms of slack for a loaded CI machine: the two delays are 55 ms apart
+            assertThat(median(hot)).isBetween(5.0, 5.0 + 15);
+            assertThat(median(plain)).isBetween(60.0, 60.0 + 15);
             assertThat(policy(session, "hot").stats().sent()).isEqualTo(hot.size());
             assertThat(policy(session, "default").stats().sent()).isEqualTo(plain.size());
         }
