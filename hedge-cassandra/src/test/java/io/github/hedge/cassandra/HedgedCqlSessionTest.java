@@ -166,6 +166,44 @@ class HedgedCqlSessionTest {
     }
 
     @Test
+    void should_compute_what_hedging_saved_from_real_latencies_when_losers_finish() throws Exception {
+        sim.slow(0, SELECT, 100);
+        HedgedCqlSession session = wrap(
+                HedgeConfig.builder()
+                        .delay(DelayPolicy.fixed(Duration.ofMillis(10)))
+                        .budget(HedgeBudget.unlimited())
+                        .loserSampling(1.0) // as in HedgedCqlSession.defaultConfig()
+                        .build(),
+                LatencyAwareOptions.disabled());
+        for (int k = 0; k < 30; k++) {
+            session.execute(select(k));
+        }
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (session.executor().stats().pendingAttempts() > 0 && System.nanoTime() < deadline) {
+            Thread.sleep(20); // the slow primaries still run on the server, and are waited for
+        }
+        assertThat(session.executor().stats().pendingAttempts()).isZero();
+        assertThat(session.executor().stats().hedgesWon()).isPositive();
+        Thread.sleep(1100); // savings refresh once a second
+        var saved = session.executor().savings();
+        // every beaten primary finished: the estimate holds real latencies, no lower bounds
+        assertThat(saved.censoredPrimaries()).isZero();
+        assertThat(saved.unhedgedEstimate().maxNanos()).isGreaterThanOrEqualTo(TimeUnit.MILLISECONDS.toNanos(100));
+        assertThat(saved.hedged().maxNanos())
+                .isLessThan(saved.unhedgedEstimate().maxNanos());
+    }
+
+    @Test
+    void should_leave_beaten_primaries_running_by_default_only_when_losers_finish_anyway() {
+        assertThat(HedgedCqlSession.defaultConfig().loserSampling()).isEqualTo(1.0);
+        assertThat(HedgedCqlSession.defaultConfig(HedgedCqlSession.Losers.LET_FINISH)
+                        .loserSampling())
+                .isEqualTo(1.0);
+        assertThat(HedgedCqlSession.defaultConfig(HedgedCqlSession.Losers.DROP).loserSampling())
+                .isZero();
+    }
+
+    @Test
     void should_cap_extra_executions_at_the_budget_when_every_call_wants_a_hedge() {
         for (int i = 0; i < 3; i++) {
             sim.slow(i, INSERT, 30);
