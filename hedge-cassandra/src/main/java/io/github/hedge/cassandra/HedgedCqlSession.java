@@ -324,9 +324,21 @@ public final class HedgedCqlSession implements CqlSession {
         Node node = candidates.get(n - 1);
         ctx.reportTarget(Statements.target(node));
         long start = System.nanoTime();
-        CompletionStage<AsyncResultSet> stage = delegate.executeAsync(statement.setNode(node));
+        if (scores != null) {
+            scores.started(node);
+        }
+        CompletionStage<AsyncResultSet> stage;
+        try {
+            stage = delegate.executeAsync(statement.setNode(node));
+        } catch (RuntimeException e) {
+            if (scores != null) {
+                scores.ended(node);
+            }
+            throw e;
+        }
         if (scores != null) {
             stage.whenComplete((rs, error) -> {
+                scores.ended(node);
                 Throwable e = error instanceof CompletionException ? error.getCause() : error;
                 // successes, timeouts and (with DROP) cancelled losers measure the node; fast
                 // failures say nothing about its latency
