@@ -636,6 +636,91 @@ class ConfigurationReferenceTest {
                 .hasMessageStartingWith("maxWindowAge / refreshInterval must be <= 100000");
     }
 
+    @Test
+    void should_aim_at_the_documented_percentiles_when_budget_feedback_sees_a_low_bucket() throws Exception {
+        String doc = Files.readString(DOC, StandardCharsets.UTF_8);
+        Matcher m = Pattern.compile("k = ([0-9.]+), ([0-9.]+), ([0-9.]+) below 1/(\\d+), 1/(\\d+), 1/(\\d+)")
+                .matcher(doc);
+        assertThat(m.find()).as("budgetFeedback's row states k and the fills").isTrue();
+        double[] k = {Double.parseDouble(m.group(1)), Double.parseDouble(m.group(2)), Double.parseDouble(m.group(3))};
+        double[] below = {
+            1.0 / Integer.parseInt(m.group(4)), 1.0 / Integer.parseInt(m.group(5)), 1.0 / Integer.parseInt(m.group(6))
+        };
+        long[] now = {0};
+        LatencyTracker tracker = LatencyTracker.builder().ticker(() -> now[0]).build();
+        for (int rep = 0; rep < 10; rep++) {
+            for (long ms = 1; ms <= 1000; ms++) {
+                tracker.record(ms * 1_000_000L);
+            }
+        }
+        now[0] += Duration.ofSeconds(2).toNanos();
+        double p = 0.9;
+        PercentileDelay feedback = DelayPolicy.percentile(p)
+                .scope(PercentileDelay.Scope.CLUSTER)
+                .budgetFeedback(true)
+                .build();
+        PercentileDelay plain =
+                DelayPolicy.percentile(p).scope(PercentileDelay.Scope.CLUSTER).build();
+        assertThat(delayAt(feedback, tracker, 1.0)).isEqualTo(tracker.percentileNanos(p));
+        assertThat(delayAt(feedback, tracker, below[0])).isEqualTo(tracker.percentileNanos(p));
+        for (int i = 0; i < 3; i++) {
+            double fill = Math.nextDown(below[i]);
+            long expected = tracker.percentileNanos(1 - (1 - p) * k[i]);
+            assertThat(delayAt(feedback, tracker, fill)).as("fill %s", fill).isEqualTo(expected);
+            assertThat(delayAt(plain, tracker, fill)).isEqualTo(tracker.percentileNanos(p));
+        }
+        assertThat(tracker.percentileNanos(1 - (1 - p) * k[2]))
+                .isGreaterThan(tracker.percentileNanos(1 - (1 - p) * k[0]));
+        assertThat(delayAt(feedback, tracker, 0)).isEqualTo(tracker.percentileNanos(1 - (1 - p) * k[2]));
+    }
+
+    private static long delayAt(PercentileDelay policy, LatencyTracker tracker, double fill) {
+        DelayContext plain = DelayContext.of(2, List.of(), tracker);
+        return policy.delayNanos(new DelayContext() {
+            @Override
+            public int attemptNumber() {
+                return plain.attemptNumber();
+            }
+
+            @Override
+            public List<String> triedTargets() {
+                return plain.triedTargets();
+            }
+
+            @Override
+            public LatencyTracker latency() {
+                return tracker;
+            }
+
+            @Override
+            public double budgetFill() {
+                return fill;
+            }
+        });
+    }
+
+    @Test
+    void should_let_the_last_call_win_when_max_extra_load_and_delay_or_budget_ratio_are_both_set() {
+        DelayPolicy fixed = DelayPolicy.fixed(Duration.ofMillis(7));
+        HedgeConfig delayLast =
+                HedgeConfig.builder().maxExtraLoad(0.1).delay(fixed).build();
+        assertThat(delayLast.delayPolicy()).isSameAs(fixed);
+        assertThat(delayLast.budgetRatio()).isEqualTo(0.1);
+        HedgeConfig knobLast = HedgeConfig.builder()
+                .delay(fixed)
+                .budgetRatio(0.2)
+                .maxExtraLoad(0.1)
+                .build();
+        assertThat(((PercentileDelay) knobLast.delayPolicy()).percentile()).isEqualTo(1 - 0.1);
+        assertThat(knobLast.budgetRatio()).isEqualTo(0.1);
+        assertThat(HedgeConfig.builder()
+                        .maxExtraLoad(0.1)
+                        .budgetRatio(0.2)
+                        .build()
+                        .budgetRatio())
+                .isEqualTo(0.2);
+    }
+
     /** The first backtick-quoted token of a default cell, else the cell itself. */
     static String defaultText(String cell) {
         if (cell.startsWith("`")) {
