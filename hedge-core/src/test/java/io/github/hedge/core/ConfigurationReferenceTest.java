@@ -251,6 +251,14 @@ class ConfigurationReferenceTest {
                             assertThat(DEFAULTS.contextPropagators()).isEmpty();
                         }));
         s.put(
+                "HedgeConfig.loserSampling",
+                value(
+                        Kind.DOUBLE,
+                        "loserSampling",
+                        v -> executor(
+                                HedgeConfig.builder().loserSampling((Double) v).build()),
+                        DEFAULTS::loserSampling));
+        s.put(
                 "HedgeConfig.savingsWindow",
                 value(
                         Kind.DURATION,
