@@ -25,7 +25,8 @@ public final class HedgeSim {
     static final String USAGE = String.join(
             System.lineSeparator(),
             "usage: java -jar hedge-sim.jar COMMAND [options]",
-            "  tail   --dist SPEC --budget B --requests N --seed S [--rate R] [--json] [--plot FILE.png]",
+            "  tail   --dist SPEC --budget B --requests N --seed S [--rate R] [--loser-sampling S] [--json]"
+                    + " [--plot FILE.png]",
             "  plot   --dist SPEC --budget B --requests N --seed S [--rate R] --out FILE.png",
             "  shift  --dist SPEC --budget B --seed S [--rate R] [--healthy SEC] [--slow SEC] [--after SEC]"
                     + " [--factor F] [--sample SEC]",
@@ -91,7 +92,8 @@ public final class HedgeSim {
         }
     }
 
-    private static final Set<String> TAIL_OPTIONS = Set.of("dist", "budget", "requests", "seed", "rate", "plot", "out");
+    private static final Set<String> TAIL_OPTIONS =
+            Set.of("dist", "budget", "requests", "seed", "rate", "loser-sampling", "plot", "out");
 
     private static int tail(List<String> rest, PrintStream out, boolean plotCommand) throws Exception {
         CliArgs a = CliArgs.parse(rest, TAIL_OPTIONS, Set.of("json"));
@@ -100,11 +102,12 @@ public final class HedgeSim {
         int requests = (int) a.integer("requests", 200_000, 1, 2_000_000);
         long seed = a.integer("seed", 1, Long.MIN_VALUE, Long.MAX_VALUE);
         double rate = a.number("rate", 1000, 1e-3, 1e9);
+        double loserSampling = a.number("loser-sampling", 0, 0, 1);
         String plot = a.string(plotCommand ? "out" : "plot", null);
         if (plotCommand && plot == null) {
             throw new UsageException("plot needs --out FILE.png");
         }
-        TailSim.Config c = new TailSim.Config(dist, budget, requests, seed, rate);
+        TailSim.Config c = new TailSim.Config(dist, budget, requests, seed, rate, loserSampling);
         log(String.format(
                 "tail %s budget %s: %d requests at %.0f/s, seed %d", dist.spec(), budget, requests, rate, seed));
         long t0 = System.nanoTime();

@@ -23,6 +23,7 @@ public final class TailSim {
         final int requests;
         final long seed;
         final double ratePerSecond;
+        final double loserSampling;
 
         /**
          * @param dist latency distribution
@@ -32,11 +33,26 @@ public final class TailSim {
          * @param ratePerSecond Poisson arrival rate in virtual time
          */
         public Config(Distribution dist, double budget, int requests, long seed, double ratePerSecond) {
+            this(dist, budget, requests, seed, ratePerSecond, 0);
+        }
+
+        /**
+         * @param dist latency distribution
+         * @param budget b, the extra-load budget
+         * @param requests number of requests
+         * @param seed the seed of every draw
+         * @param ratePerSecond Poisson arrival rate in virtual time
+         * @param loserSampling the hedged executor's {@code HedgeConfig.loserSampling}: the share of
+         *     primaries beaten by a hedge left to finish, so the unhedged estimate sees them
+         */
+        public Config(
+                Distribution dist, double budget, int requests, long seed, double ratePerSecond, double loserSampling) {
             this.dist = dist;
             this.budget = budget;
             this.requests = requests;
             this.seed = seed;
             this.ratePerSecond = ratePerSecond;
+            this.loserSampling = loserSampling;
         }
     }
 
@@ -66,6 +82,9 @@ public final class TailSim {
          * samples; null when it has none
          */
         public double[] estimatedUnhedged;
+
+        /** primaries the estimate holds only as lower bounds (cancelled before they answered) */
+        public long censoredPrimaries;
 
         /** hedges sent (hedged, fixed) */
         final long hedgedSent;
@@ -128,6 +147,7 @@ public final class TailSim {
                 .idempotentByDefault(true)
                 // the estimate of the unhedged latency covers the whole run, like the true figures
                 .savingsWindow(savingsWindow)
+                .loserSampling(c.loserSampling)
                 .build();
         holder[0] = io.github.hedge.core.HedgedExecutor.of("sim-hedged", hedgedConfig);
         ExecutorRun.Result hedged = ExecutorRun.run(holder[0], w, backend, hedgedClock, null);
@@ -157,6 +177,7 @@ public final class TailSim {
                 saved.unhedgedEstimate().p99Nanos() / 1e6,
                 saved.unhedgedEstimate().p999Nanos() / 1e6
             };
+            r.censoredPrimaries = saved.censoredPrimaries();
         }
         return r;
     }
@@ -218,6 +239,7 @@ public final class TailSim {
                     .field("p999", Percentiles.round(r.estimatedUnhedged[1]))
                     .field("p99_over_true", Percentiles.round(r.estimatedUnhedged[0] / u.at(0.99)))
                     .field("p999_over_true", Percentiles.round(r.estimatedUnhedged[1] / u.at(0.999)))
+                    .field("censored_primaries", r.censoredPrimaries)
                     .endObject();
         }
         return j.endObject().toString();
