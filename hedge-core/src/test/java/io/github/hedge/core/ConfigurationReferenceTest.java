@@ -727,6 +727,8 @@ class ConfigurationReferenceTest {
                         .build()
                         .budgetRatio())
                 .isEqualTo(0.2);
+        assertThatThrownBy(() -> HedgeConfig.builder().maxExtraLoad(1e-17))
+                .hasMessage("percentile must be in (0, 1), was 1");
     }
 
     /** The first backtick-quoted token of a default cell, else the cell itself. */
