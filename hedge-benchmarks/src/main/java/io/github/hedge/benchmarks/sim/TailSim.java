@@ -31,19 +31,7 @@ public final class TailSim {
          * @param requests number of requests
          * @param seed the seed of every draw
          * @param ratePerSecond Poisson arrival rate in virtual time
-         */
-        public Config(Distribution dist, double budget, int requests, long seed, double ratePerSecond) {
-            this(dist, budget, requests, seed, ratePerSecond, 0);
-        }
-
-        /**
-         * @param dist latency distribution
-         * @param budget b, the extra-load budget
-         * @param requests number of requests
-         * @param seed the seed of every draw
-         * @param ratePerSecond Poisson arrival rate in virtual time
-         * @param loserSampling the hedged executor's {@code HedgeConfig.loserSampling}: the share of
-         *     primaries beaten by a hedge left to finish, so the unhedged estimate sees them
+         * @param loserSampling the hedged variant's {@code HedgeConfig.loserSampling}, in [0, 1]
          */
         public Config(
                 Distribution dist, double budget, int requests, long seed, double ratePerSecond, double loserSampling) {
@@ -53,6 +41,19 @@ public final class TailSim {
             this.seed = seed;
             this.ratePerSecond = ratePerSecond;
             this.loserSampling = loserSampling;
+        }
+
+        /**
+         * The library's defaults for loser sampling (none).
+         *
+         * @param dist latency distribution
+         * @param budget b, the extra-load budget
+         * @param requests number of requests
+         * @param seed the seed of every draw
+         * @param ratePerSecond Poisson arrival rate in virtual time
+         */
+        public Config(Distribution dist, double budget, int requests, long seed, double ratePerSecond) {
+            this(dist, budget, requests, seed, ratePerSecond, 0);
         }
     }
 
@@ -142,12 +143,12 @@ public final class TailSim {
         io.github.hedge.core.HedgedExecutor[] holder = new io.github.hedge.core.HedgedExecutor[1];
         HedgeConfig hedgedConfig = HedgeConfig.builder()
                 .maxExtraLoad(c.budget)
+                .loserSampling(c.loserSampling)
                 .ticker(hedgedClock)
                 .scheduler(hedgedClock)
                 .idempotentByDefault(true)
                 // the estimate of the unhedged latency covers the whole run, like the true figures
                 .savingsWindow(savingsWindow)
-                .loserSampling(c.loserSampling)
                 .build();
         holder[0] = io.github.hedge.core.HedgedExecutor.of("sim-hedged", hedgedConfig);
         ExecutorRun.Result hedged = ExecutorRun.run(holder[0], w, backend, hedgedClock, null);
