@@ -272,13 +272,27 @@ class HedgedCqlSessionTest {
                         .retryPeriod(Duration.ofSeconds(3)) // longer than the first phase: no probe during it
                         .build());
         List<CallCompleted> calls = record(session);
-        for (int k = 0; k < 90; k++) {
-            session.execute(insert(k).setIdempotent(true));
+        com.datastax.oss.driver.api.core.metadata.Node slowNode = driver.getMetadata().getNodes().values().stream()
+                .filter(n -> n.getEndPoint().resolve().toString().contains(slowTarget.replace(":9042", "")))
+                .findFirst()
+                .orElseThrow();
+        // losers finish 100 ms after they started, so the slow node's measurements arrive late (and
+        // while one of them runs, the node is put last as stalled): call until its score alone keeps
+        // it last, that is, it is excluded with nothing in flight
+        long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+        int n = 0;
+        while (!(session.isExcluded(slowNode) && session.executor().stats().pendingAttempts() == 0)
+                && System.nanoTime() < until) {
+            session.execute(insert(n++).setIdempotent(true));
         }
-        // losers finish 100 ms after they started, so the slow node's measurements arrive late:
-        // the last 30 calls come after them
-        List<CallCompleted> late = calls.subList(60, 90);
-        assertThat(late).noneMatch(c -> c.attempts().get(0).target().equals(slowTarget));
+        assertThat(session.isExcluded(slowNode)).isTrue();
+        calls.clear();
+        for (int i = 0; i < 30; i++) {
+            session.execute(insert(i).setIdempotent(true));
+        }
+        assertThat(calls)
+                .hasSize(30)
+                .noneMatch(c -> c.attempts().get(0).target().equals(slowTarget));
 
         sim.heal(0);
         Thread.sleep(3100); // longer than the retry period: the node is probed again

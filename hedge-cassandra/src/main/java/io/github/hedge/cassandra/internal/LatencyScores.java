@@ -19,8 +19,9 @@ import java.util.concurrent.ConcurrentHashMap;
  * no measurement at all until it resumes, so its score cannot move. When the caller reports
  * attempts as they start and end ({@link #started}, {@link #ended}), a node with attempts in flight
  * that has answered nothing for {@link #STALL_FACTOR} times its usual latency (its score, or the
- * reference score, at least {@link #FLOOR_NANOS}) is <i>stalled</i>: it goes to the back of the plan,
- * behind the excluded nodes, until it answers again.
+ * reference score, at least {@link #FLOOR_NANOS}) is <i>stalled</i>: it goes to the back of the plan
+ * until it answers again, among the slow nodes ranked by how long it has been silent (a lower bound
+ * of its latency now).
  *
  * <p>Thread-safe: each score is updated under its own lock; reads are racy but consistent per node.
  *
@@ -104,8 +105,10 @@ public final class LatencyScores<K> {
         if (excluded == null) {
             return candidates;
         }
-        // the slow ones by their score, then the stalled ones (a stall has no score yet); ranks are
-        // read once, so concurrent updates cannot make the comparison inconsistent
+        // fastest first by what is known of each: its score, or for a stalled node how long it has
+        // been silent if that is longer (a lower bound of its latency now), so a healthy node caught
+        // in a short hiccup still goes before a node that is slow for good, and a node silent for
+        // seconds goes last. Ranks are read once: concurrent updates cannot make the sort inconsistent
         int m = excluded.size();
         double[] rank = new double[m];
         Integer[] idx = new Integer[m];
@@ -113,8 +116,8 @@ public final class LatencyScores<K> {
             Score s = scores.get(excluded.get(i));
             idx[i] = i;
             synchronized (s) {
-                double avg = Double.isNaN(s.average) ? Double.MAX_VALUE / 4 : s.average;
-                rank[i] = s.stalled(now, best) ? Double.MAX_VALUE / 2 + avg / 4 : avg;
+                double avg = Double.isNaN(s.average) ? 0 : s.average;
+                rank[i] = s.stalled(now, best) ? Math.max(avg, now - s.quietSince) : avg;
             }
         }
         Arrays.sort(idx, (a, b) -> Double.compare(rank[a], rank[b]));

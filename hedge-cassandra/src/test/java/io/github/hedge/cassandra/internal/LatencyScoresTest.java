@@ -84,7 +84,7 @@ class LatencyScoresTest {
     }
 
     @Test
-    void should_put_a_stalled_node_behind_a_slow_one_when_both_are_excluded() {
+    void should_rank_a_stalled_node_by_how_long_it_has_been_silent_when_slow_nodes_are_excluded_too() {
         for (int i = 0; i < 5; i++) {
             record("a", 2);
             record("b", 2);
@@ -92,7 +92,9 @@ class LatencyScoresTest {
             record("d", 250);
         }
         scores.started("c");
-        now.addAndGet(TimeUnit.MILLISECONDS.toNanos(20));
+        now.addAndGet(TimeUnit.MILLISECONDS.toNanos(20)); // silent 20 ms: behind the healthy, before the 250 ms node
+        assertThat(scores.order(List.of("c", "d", "a", "b"))).containsExactly("a", "b", "c", "d");
+        now.addAndGet(TimeUnit.MILLISECONDS.toNanos(300)); // silent 320 ms: now the slowest known
         assertThat(scores.order(List.of("c", "d", "a", "b"))).containsExactly("a", "b", "d", "c");
     }
 
