@@ -226,6 +226,42 @@ class CassandraDemoTest {
     }
 
     @Test
+    void should_read_the_given_statement_as_is_when_cql_is_passed() throws Exception {
+        String cql = "SELECT v FROM hedge_demo.kv WHERE k = 1";
+        cluster.prime(when(cql).then(rows().row("v", "one").columnTypes("v", "varchar")));
+        cluster.clearLogs();
+        HedgeDemo.Summary s;
+        try (PrintStream out = new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8)) {
+            s = HedgeDemo.run(
+                    new String[] {
+                        "--cassandra",
+                        contactPoints(),
+                        "--cql",
+                        cql,
+                        "--modes",
+                        "hedge",
+                        "--seconds",
+                        "1",
+                        "--warmup",
+                        "0",
+                        "--rate",
+                        "50",
+                        "--no-progress",
+                        "--report",
+                        dir.resolve("cql.html").toString()
+                    },
+                    out);
+        }
+        assertThat(s.phases()).singleElement().satisfies(r -> {
+            assertThat(r.successes()).isGreaterThan(20);
+            assertThat(r.errors()).isZero();
+        });
+        assertThat(queries().stream().filter(cql::equals).count())
+                .isGreaterThanOrEqualTo(s.phases().get(0).attempts());
+        assertThat(queries()).noneMatch(q -> q.startsWith("SELECT v FROM hedge_demo.kv WHERE k = ?"));
+    }
+
+    @Test
     void should_name_the_option_its_range_and_the_value_when_a_cassandra_option_is_invalid() {
         assertThatThrownBy(() -> HedgeDemo.Options.parse(new String[] {"--keyspace", "ks"}))
                 .hasMessage("--keyspace needs --cassandra host:port");
