@@ -23,6 +23,7 @@ public final class TailSim {
         final int requests;
         final long seed;
         final double ratePerSecond;
+        final double loserSampling;
 
         /**
          * @param dist latency distribution
@@ -30,13 +31,29 @@ public final class TailSim {
          * @param requests number of requests
          * @param seed the seed of every draw
          * @param ratePerSecond Poisson arrival rate in virtual time
+         * @param loserSampling the hedged variant's {@code HedgeConfig.loserSampling}, in [0, 1]
          */
-        public Config(Distribution dist, double budget, int requests, long seed, double ratePerSecond) {
+        public Config(
+                Distribution dist, double budget, int requests, long seed, double ratePerSecond, double loserSampling) {
             this.dist = dist;
             this.budget = budget;
             this.requests = requests;
             this.seed = seed;
             this.ratePerSecond = ratePerSecond;
+            this.loserSampling = loserSampling;
+        }
+
+        /**
+         * The library's defaults for loser sampling (none).
+         *
+         * @param dist latency distribution
+         * @param budget b, the extra-load budget
+         * @param requests number of requests
+         * @param seed the seed of every draw
+         * @param ratePerSecond Poisson arrival rate in virtual time
+         */
+        public Config(Distribution dist, double budget, int requests, long seed, double ratePerSecond) {
+            this(dist, budget, requests, seed, ratePerSecond, 0);
         }
     }
 
@@ -66,6 +83,9 @@ public final class TailSim {
          * samples; null when it has none
          */
         public double[] estimatedUnhedged;
+
+        /** primaries the estimate holds only as lower bounds (cancelled before they answered) */
+        public long censoredPrimaries;
 
         /** hedges sent (hedged, fixed) */
         final long hedgedSent;
@@ -123,6 +143,7 @@ public final class TailSim {
         io.github.hedge.core.HedgedExecutor[] holder = new io.github.hedge.core.HedgedExecutor[1];
         HedgeConfig hedgedConfig = HedgeConfig.builder()
                 .maxExtraLoad(c.budget)
+                .loserSampling(c.loserSampling)
                 .ticker(hedgedClock)
                 .scheduler(hedgedClock)
                 .idempotentByDefault(true)
@@ -157,6 +178,7 @@ public final class TailSim {
                 saved.unhedgedEstimate().p99Nanos() / 1e6,
                 saved.unhedgedEstimate().p999Nanos() / 1e6
             };
+            r.censoredPrimaries = saved.censoredPrimaries();
         }
         return r;
     }
@@ -218,6 +240,7 @@ public final class TailSim {
                     .field("p999", Percentiles.round(r.estimatedUnhedged[1]))
                     .field("p99_over_true", Percentiles.round(r.estimatedUnhedged[0] / u.at(0.99)))
                     .field("p999_over_true", Percentiles.round(r.estimatedUnhedged[1] / u.at(0.999)))
+                    .field("censored_primaries", r.censoredPrimaries)
                     .endObject();
         }
         return j.endObject().toString();
