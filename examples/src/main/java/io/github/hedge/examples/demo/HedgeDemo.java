@@ -24,7 +24,8 @@ import java.util.concurrent.TimeUnit;
  * three channels in turn: plain {@code round_robin}, hedge-grpc ({@link HedgingClientInterceptor}
  * with the {@code hedge_round_robin} balancer, p96 delay, 5% budget) and grpc-java's native {@code hedgingPolicy}
  * with a fixed delay set to the delay hedge-grpc had reached. It prints a side-by-side table and writes an HTML
- * report. {@code --grpc host:port,...} drives real servers instead. Run with {@code --help}.
+ * report. {@code --grpc host:port,...} drives real servers instead, {@code --cassandra host:port,...} a
+ * Cassandra cluster ({@link CassandraDemo}). Run with {@code --help}.
  */
 public final class HedgeDemo {
     /** Held so the level sticks: java.util.logging keeps loggers weakly. */
@@ -50,6 +51,14 @@ public final class HedgeDemo {
         long seed = 42;
         long deadlineMillis = 2_000;
         Double nativeDelayMillis;
+        List<InetSocketAddress> cassandra = List.of();
+        String datacenter;
+        String keyspace = CassandraDemo.DEFAULT_KEYSPACE;
+        String table = CassandraDemo.DEFAULT_TABLE;
+        int keys = 1000;
+        String cql;
+        String consistency = "LOCAL_ONE";
+        boolean createSchema;
         boolean progress = true;
         boolean help;
 
@@ -68,7 +77,14 @@ public final class HedgeDemo {
                 "--stall-percent",
                 "--seed",
                 "--deadline-ms",
-                "--native-delay-ms");
+                "--native-delay-ms",
+                "--cassandra",
+                "--datacenter",
+                "--keyspace",
+                "--table",
+                "--keys",
+                "--cql",
+                "--consistency");
 
         static Options parse(String[] args) {
             Options o = new Options();
@@ -80,6 +96,10 @@ public final class HedgeDemo {
                 }
                 if (a.equals("--no-progress")) {
                     o.progress = false;
+                    continue;
+                }
+                if (a.equals("--create-schema")) {
+                    o.createSchema = true;
                     continue;
                 }
                 String value;
@@ -101,7 +121,7 @@ public final class HedgeDemo {
                     case "--rate" -> o.rate = number(a, value, 1, 20_000);
                     case "--warmup" -> o.warmupSeconds = number(a, value, 0, 60);
                     case "--report" -> o.report = Path.of(value);
-                    case "--grpc" -> o.grpc = addresses(value);
+                    case "--grpc" -> o.grpc = addresses("--grpc", value, -1);
                     case "--method" -> o.method = value;
                     case "--modes" -> o.modes = modes(value);
                     case "--hedge-percentile" -> o.hedgePercentile = number(a, value, 0.5, 0.9999);
@@ -112,8 +132,38 @@ public final class HedgeDemo {
                     case "--seed" -> o.seed = (long) number(a, value, Long.MIN_VALUE, Long.MAX_VALUE);
                     case "--deadline-ms" -> o.deadlineMillis = (long) number(a, value, 1, 600_000);
                     case "--native-delay-ms" -> o.nativeDelayMillis = number(a, value, 0, 60_000);
+                    case "--cassandra" -> o.cassandra = addresses("--cassandra", value, 9042);
+                    case "--datacenter" -> o.datacenter = nonBlank(a, value);
+                    case "--keyspace" -> o.keyspace = identifier(a, value);
+                    case "--table" -> o.table = identifier(a, value);
+                    case "--keys" -> o.keys = (int) number(a, value, 1, 10_000_000);
+                    case "--cql" -> o.cql = CassandraDemo.readStatement(value);
+                    case "--consistency" -> o.consistency = CassandraDemo.consistency(value);
                     default -> throw new IllegalArgumentException("unknown option " + a + " (see --help)");
                 }
+            }
+            if (!o.grpc.isEmpty() && !o.cassandra.isEmpty()) {
+                throw new IllegalArgumentException("--grpc and --cassandra drive different backends: pass one of them");
+            }
+            if (o.cassandra.isEmpty()) {
+                for (String cassandraOnly : List.of(
+                        "--datacenter",
+                        "--keyspace",
+                        "--table",
+                        "--keys",
+                        "--cql",
+                        "--consistency",
+                        "--create-schema")) {
+                    for (String arg : args) {
+                        if (arg.equals(cassandraOnly) || arg.startsWith(cassandraOnly + "=")) {
+                            throw new IllegalArgumentException(cassandraOnly + " needs --cassandra host:port");
+                        }
+                    }
+                }
+            }
+            if (o.cql != null && o.createSchema) {
+                throw new IllegalArgumentException(
+                        "--create-schema creates the demo's own table, which --cql does not read: pass one of them");
             }
             return o;
         }
@@ -137,28 +187,55 @@ public final class HedgeDemo {
             return d == Math.rint(d) && Math.abs(d) < 1e15 ? Long.toString((long) d) : Double.toString(d);
         }
 
-        private static List<InetSocketAddress> addresses(String value) {
+        /**
+         * @param defaultPort the port of an address given without one, or -1 when a port is required
+         */
+        private static List<InetSocketAddress> addresses(String option, String value, int defaultPort) {
             List<InetSocketAddress> list = new ArrayList<>();
             for (String part : value.split(",")) {
                 String p = part.trim();
                 int colon = p.lastIndexOf(':');
+                boolean bracketed = p.startsWith("[") && p.endsWith("]");
+                if (defaultPort > 0 && !p.isEmpty() && (colon < 0 || bracketed)) {
+                    // a host alone ("10.0.0.1", "[::1]"): the default port
+                    list.add(new InetSocketAddress(p.replace("[", "").replace("]", ""), defaultPort));
+                    continue;
+                }
                 if (colon <= 0 || colon == p.length() - 1) {
-                    throw new IllegalArgumentException("--grpc takes host:port[,host:port...], was \"" + value + "\"");
+                    throw new IllegalArgumentException(
+                            option + " takes host:port[,host:port...], was \"" + value + "\"");
                 }
                 int port;
                 try {
                     port = Integer.parseInt(p.substring(colon + 1));
                 } catch (NumberFormatException e) {
                     throw new IllegalArgumentException(
-                            "--grpc port must be a number in [1, 65535], was \"" + p.substring(colon + 1) + "\"");
+                            option + " port must be a number in [1, 65535], was \"" + p.substring(colon + 1) + "\"");
                 }
                 if (port < 1 || port > 65535) {
-                    throw new IllegalArgumentException("--grpc port must be in [1, 65535], was " + port);
+                    throw new IllegalArgumentException(option + " port must be in [1, 65535], was " + port);
                 }
                 String host = p.substring(0, colon).replace("[", "").replace("]", "");
                 list.add(new InetSocketAddress(host, port));
             }
             return List.copyOf(list);
+        }
+
+        private static String nonBlank(String option, String value) {
+            if (value.isBlank()) {
+                throw new IllegalArgumentException(option + " must not be empty");
+            }
+            return value.trim();
+        }
+
+        /** A CQL name the demo puts into statements: letters, digits and underscores only. */
+        private static String identifier(String option, String value) {
+            if (!value.matches("[a-z][a-z0-9_]{0,47}")) {
+                throw new IllegalArgumentException(option
+                        + " must be a lower-case CQL name (a letter, then letters, digits or _; at most 48), was \""
+                        + value + "\"");
+            }
+            return value;
         }
 
         private static List<String> modes(String value) {
@@ -178,7 +255,8 @@ public final class HedgeDemo {
     static final String HELP =
             """
             hedge demo: the same open-loop load without hedging, with hedge-grpc and with grpc-java's
-            native hedgingPolicy, side by side.
+            native hedgingPolicy (or, with --cassandra, with hedge-cassandra and with the driver's
+            speculative executions), side by side.
 
               --seconds N          measured seconds in all, split between the modes (default 20)
               --rate R             calls started per second, whatever the latency (default 200)
@@ -190,7 +268,7 @@ public final class HedgeDemo {
               --max-attempts N     attempts per call for both hedging modes, in [1, 5] (default 3)
               --native-delay-ms D  native hedgingDelay (default: the delay hedge-grpc reached;
                                    else the p95 measured without hedging; else 10)
-              --deadline-ms D      per-call deadline (default 2000)
+              --deadline-ms D      per-call deadline; the driver's request timeout (default 2000)
             Embedded backends (the default: three replicas on 127.0.0.1):
               --median-ms M        healthy median service time (default 2)
               --stall-percent P    share of replica 3's requests that stall 40-250 ms (default 10)
@@ -199,6 +277,21 @@ public final class HedgeDemo {
               --grpc H:P,H:P,...   the replicas to call (plaintext); nothing is started
               --method NAME        unary method to call with an empty request; it must be safe to
                                    repeat (default grpc.health.v1.Health/Check)
+            A Cassandra cluster instead: no hedging, hedge-cassandra's HedgedCqlSession (with
+            --hedge-percentile, --budget, --max-attempts) and the driver's ConstantSpeculativeExecutionPolicy
+            (--max-attempts executions, delay as --native-delay-ms says, 1 ms timer tick); it creates
+            nothing unless --create-schema says so:
+              --cassandra H:P,...  contact points (port 9042 when omitted)
+              --datacenter DC      the driver's local datacenter (default: inferred from the
+                                   contact points)
+              --keyspace K         keyspace of the demo's table (default hedge_demo)
+              --table T            the demo's table, k int PRIMARY KEY, v text (default kv); each
+                                   call reads SELECT v FROM K.T WHERE k = ? for a random k < --keys
+              --keys N             keys read, and rows written by --create-schema (default 1000)
+              --create-schema      create K (replication factor min(3, nodes of the local
+                                   datacenter)) and T if absent, and write --keys rows
+              --cql STATEMENT      read this SELECT instead, as is, on every call
+              --consistency CL     consistency level of the reads (default LOCAL_ONE)
             """;
 
     /**
@@ -209,6 +302,10 @@ public final class HedgeDemo {
     public static void main(String[] args) {
         // grpc-netty's start-up INFO lines would land in the middle of the table
         QUIET.forEach(l -> l.setLevel(java.util.logging.Level.WARNING));
+        // so would the Cassandra driver's (slf4j-simple reads this when its first logger is made)
+        if (System.getProperty("org.slf4j.simpleLogger.log.com.datastax.oss.driver") == null) {
+            System.setProperty("org.slf4j.simpleLogger.log.com.datastax.oss.driver", "warn");
+        }
         int status;
         try {
             run(args, System.out);
@@ -223,14 +320,22 @@ public final class HedgeDemo {
         System.exit(status);
     }
 
-    /** What a run produced. */
-    record Summary(List<PhaseResult> phases, Path report, long[] requestsPerReplica) {}
+    /**
+     * What a run produced.
+     *
+     * @param requestsPerReplica requests each embedded replica received (empty with --grpc, --cassandra)
+     * @param cassandra what only the --cassandra mode measures, else null
+     */
+    record Summary(List<PhaseResult> phases, Path report, long[] requestsPerReplica, CassandraDemo.Stats cassandra) {}
 
     static Summary run(String[] args, PrintStream out) throws IOException, InterruptedException {
         Options o = Options.parse(args);
         if (o.help) {
             out.print(HELP);
-            return new Summary(List.of(), null, new long[0]);
+            return new Summary(List.of(), null, new long[0], null);
+        }
+        if (!o.cassandra.isEmpty()) {
+            return CassandraDemo.run(o, out);
         }
         boolean embedded = o.grpc.isEmpty();
         DemoBackends backends = null;
@@ -369,7 +474,7 @@ public final class HedgeDemo {
             HtmlReport.write(report, "hedge demo", setup, phases);
             out.println();
             out.println("HTML report: " + report);
-            return new Summary(List.copyOf(phases), report, perReplica);
+            return new Summary(List.copyOf(phases), report, perReplica, null);
         } finally {
             if (backends != null) {
                 backends.close();
@@ -433,7 +538,7 @@ public final class HedgeDemo {
         return b.toString();
     }
 
-    private static String trim(double d) {
+    static String trim(double d) {
         if (d == Math.rint(d)) {
             return Long.toString((long) d);
         }

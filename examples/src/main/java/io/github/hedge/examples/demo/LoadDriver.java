@@ -16,42 +16,68 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.LockSupport;
 
 /**
- * Drives one channel open-loop: calls start at a fixed rate whatever the latency, as independent
- * users would, so a slow answer cannot slow the load down and hide itself. Every attempt the channel
- * sends is counted by a {@link ClientStreamTracer} on the call, which sees grpc-java's own hedges and
- * hedge-grpc's alike; the attempt that closed first with OK is the call's winner. Not thread-safe:
- * one driver per phase.
+ * Drives one channel (or, through a {@link Sender}, one Cassandra session) open-loop: calls start at
+ * a fixed rate whatever the latency, as independent users would, so a slow answer cannot slow the
+ * load down and hide itself. On a gRPC channel every attempt is counted by a {@link
+ * ClientStreamTracer} on the call, which sees grpc-java's own hedges and hedge-grpc's alike; the
+ * attempt that closed first with OK is the call's winner. Not thread-safe: one driver per phase.
  */
 final class LoadDriver {
     /** Calls outstanding above this are not started (counted as errors), so a dead backend cannot exhaust memory. */
     private static final int MAX_IN_FLIGHT = 5_000;
 
-    private final Channel channel;
-    private final MethodDescriptor<byte[], byte[]> method;
-    private final byte[] request;
+    private final Sender sender;
     private final long deadlineMillis;
     private final AtomicInteger inFlight = new AtomicInteger();
 
     LoadDriver(Channel channel, MethodDescriptor<byte[], byte[]> method, byte[] request, long deadlineMillis) {
-        this.channel = channel;
-        this.method = method;
-        this.request = request;
+        this(grpc(channel, method, request, deadlineMillis), deadlineMillis);
+    }
+
+    /**
+     * @param sender starts each call and ends it with {@link Call#finish} (the Cassandra mode's driver calls)
+     * @param deadlineMillis how long a call may take; stragglers are awaited this long (plus 2 s)
+     */
+    LoadDriver(Sender sender, long deadlineMillis) {
+        this.sender = sender;
         this.deadlineMillis = deadlineMillis;
     }
 
-    /** One call's record; written by grpc threads, read after the phase has drained. */
-    private static final class Call {
+    /** Starts one call; must end it exactly once with {@link Call#finish}, from any thread. */
+    interface Sender {
+        void send(Call call);
+    }
+
+    /** One call's record; written by the transport's threads, read after the phase has drained. */
+    static final class Call {
         final long start;
+        /** the attempt (1 = the primary) whose answer the call got, 0 while unknown */
         final AtomicInteger winner = new AtomicInteger();
+        /** attempts sent for the call, 0 while unknown (counted as 1) */
         final AtomicInteger attempts = new AtomicInteger();
+
+        private final AtomicInteger inFlight;
         volatile long end;
         volatile boolean ok;
         volatile boolean done;
+        /** where the answer came from, when the transport says ("127.0.0.1:9042"), else null */
+        volatile String answeredBy;
 
-        Call(long start) {
+        Call(long start, AtomicInteger inFlight) {
             this.start = start;
+            this.inFlight = inFlight;
+        }
+
+        void finish(boolean success) {
+            end = System.nanoTime();
+            ok = success;
+            done = true;
+            inFlight.decrementAndGet();
         }
     }
+
+    /** A phase's result with the calls it measured, and when its measured window began (System.nanoTime). */
+    record Measured(PhaseResult result, List<Call> calls, long measureStartNanos) {}
 
     /**
      * Runs a warm-up (not recorded) then the measured window.
@@ -64,6 +90,11 @@ final class LoadDriver {
      * @return the measured calls
      */
     PhaseResult run(String label, double rate, long warmupMillis, long measureMillis, Progress progress) {
+        return measure(label, rate, warmupMillis, measureMillis, progress).result();
+    }
+
+    /** {@link #run}, with the measured calls kept. */
+    Measured measure(String label, double rate, long warmupMillis, long measureMillis, Progress progress) {
         drive(rate, warmupMillis, null, progress, 0);
         List<Call> calls = new ArrayList<>((int) (rate * measureMillis / 1000.0 * 1.1) + 16);
         long measureStart = drive(rate, measureMillis, calls, progress, warmupMillis);
@@ -90,7 +121,10 @@ final class LoadDriver {
                 hedgesWon++;
             }
         }
-        return new PhaseResult(label, starts, latencies, ok, attempts, hedgesWon, measureMillis / 1000.0);
+        return new Measured(
+                new PhaseResult(label, starts, latencies, ok, attempts, hedgesWon, measureMillis / 1000.0),
+                calls,
+                measureStart);
     }
 
     private long drive(double rate, long millis, List<Call> record, Progress progress, long offsetMillis) {
@@ -117,54 +151,55 @@ final class LoadDriver {
     }
 
     private Call issue(long now) {
-        Call c = new Call(now);
+        Call c = new Call(now, inFlight);
         if (inFlight.get() >= MAX_IN_FLIGHT) {
             c.end = now;
             c.done = true;
             return c;
         }
         inFlight.incrementAndGet();
-        CallOptions options = CallOptions.DEFAULT
-                .withDeadlineAfter(deadlineMillis, TimeUnit.MILLISECONDS)
-                .withStreamTracerFactory(new ClientStreamTracer.Factory() {
-                    @Override
-                    public ClientStreamTracer newClientStreamTracer(
-                            ClientStreamTracer.StreamInfo info, Metadata headers) {
-                        // grpc-java's hedges say how many attempts came before; hedge-grpc's carry a header
-                        int attempt = Math.max(info.getPreviousAttempts() + 1, HedgeHeaders.attemptNumber(headers));
-                        c.attempts.incrementAndGet();
-                        return new ClientStreamTracer() {
-                            @Override
-                            public void streamClosed(Status status) {
-                                if (status.isOk()) {
-                                    c.winner.compareAndSet(0, attempt);
-                                }
-                            }
-                        };
-                    }
-                });
-        ClientCalls.asyncUnaryCall(channel.newCall(method, options), request, new StreamObserver<byte[]>() {
-            @Override
-            public void onNext(byte[] value) {}
-
-            @Override
-            public void onError(Throwable t) {
-                finish(false);
-            }
-
-            @Override
-            public void onCompleted() {
-                finish(true);
-            }
-
-            private void finish(boolean success) {
-                c.end = System.nanoTime();
-                c.ok = success;
-                c.done = true;
-                inFlight.decrementAndGet();
-            }
-        });
+        sender.send(c);
         return c;
+    }
+
+    /** The gRPC transport: one unary call per {@link Call}, every attempt counted by a stream tracer. */
+    private static Sender grpc(
+            Channel channel, MethodDescriptor<byte[], byte[]> method, byte[] request, long deadlineMillis) {
+        return c -> {
+            CallOptions options = CallOptions.DEFAULT
+                    .withDeadlineAfter(deadlineMillis, TimeUnit.MILLISECONDS)
+                    .withStreamTracerFactory(new ClientStreamTracer.Factory() {
+                        @Override
+                        public ClientStreamTracer newClientStreamTracer(
+                                ClientStreamTracer.StreamInfo info, Metadata headers) {
+                            // grpc-java's hedges say how many attempts came before; hedge-grpc's carry a header
+                            int attempt = Math.max(info.getPreviousAttempts() + 1, HedgeHeaders.attemptNumber(headers));
+                            c.attempts.incrementAndGet();
+                            return new ClientStreamTracer() {
+                                @Override
+                                public void streamClosed(Status status) {
+                                    if (status.isOk()) {
+                                        c.winner.compareAndSet(0, attempt);
+                                    }
+                                }
+                            };
+                        }
+                    });
+            ClientCalls.asyncUnaryCall(channel.newCall(method, options), request, new StreamObserver<byte[]>() {
+                @Override
+                public void onNext(byte[] value) {}
+
+                @Override
+                public void onError(Throwable t) {
+                    c.finish(false);
+                }
+
+                @Override
+                public void onCompleted() {
+                    c.finish(true);
+                }
+            });
+        };
     }
 
     /** Told how far a phase is; called from the driving thread. */

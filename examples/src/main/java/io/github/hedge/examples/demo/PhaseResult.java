@@ -108,6 +108,15 @@ public final class PhaseResult {
         return sortedOkNanos.length;
     }
 
+    /**
+     * @param attempts attempts sent for the measured calls, counted by other means than the transport
+     * @param hedgesWon calls a hedge answered, counted likewise
+     * @return the same calls with these counts
+     */
+    PhaseResult withAttempts(long attempts, long hedgesWon) {
+        return new PhaseResult(label, startNanos, latencyNanos, ok, attempts, hedgesWon, seconds);
+    }
+
     long startNanos(int i) {
         return startNanos[i];
     }

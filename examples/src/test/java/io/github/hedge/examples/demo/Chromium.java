@@ -1,5 +1,6 @@
 package io.github.hedge.examples.demo;
 
+import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import java.io.IOException;
@@ -9,6 +10,8 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /** Debian's chromium, headless, with the flags a closed network needs. */
 final class Chromium {
@@ -71,5 +74,43 @@ final class Chromium {
             throw new AssertionError("chromium exited with " + p.exitValue() + ": " + Files.readString(stderr));
         }
         return Files.readString(stdout, StandardCharsets.UTF_8);
+    }
+
+    /**
+     * Renders the demo's report and checks that both charts drew every phase.
+     *
+     * @param phases datasets each chart must have
+     */
+    static void assertChartsDrawn(Path report, Path profile, int phases) throws IOException, InterruptedException {
+        String dom = dumpDom(report, profile);
+        Matcher m = Pattern.compile("render-check (\\{[^<]*})").matcher(dom);
+        assertThat(m.find())
+                .as("the page's render check ran; DOM was:%n%s", tail(dom))
+                .isTrue();
+        String check = m.group(1);
+        assertThat(ints(check, "datasets")).as(check).containsExactly(phases, phases);
+        assertThat(ints(check, "charts")).as(check).containsExactly(2);
+        for (int points : ints(check, "points")) {
+            assertThat(points).as("points per chart in %s", check).isGreaterThan(10);
+        }
+        for (int painted : ints(check, "painted")) {
+            // an empty canvas paints nothing; axes alone paint a few thousand pixels, data more
+            assertThat(painted).as("painted pixels per chart in %s", check).isGreaterThan(5_000);
+        }
+    }
+
+    private static List<Integer> ints(String json, String key) {
+        Matcher m = Pattern.compile("\"" + key + "\":(\\[[^\\]]*]|\\d+)").matcher(json);
+        assertThat(m.find()).as("%s in %s", key, json).isTrue();
+        List<Integer> out = new ArrayList<>();
+        Matcher d = Pattern.compile("\\d+").matcher(m.group(1));
+        while (d.find()) {
+            out.add(Integer.parseInt(d.group()));
+        }
+        return out;
+    }
+
+    private static String tail(String s) {
+        return s.length() > 2000 ? s.substring(s.length() - 2000) : s;
     }
 }

@@ -8,11 +8,7 @@ import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.concurrent.TimeUnit;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -103,21 +99,7 @@ class HedgeDemoTest {
     @Test
     void should_draw_both_charts_when_chromium_renders_the_report() throws Exception {
         Chromium.assumeInstalled();
-        String dom = Chromium.dumpDom(summary.report(), dir.resolve("chromium-profile"));
-        Matcher m = Pattern.compile("render-check (\\{[^<]*})").matcher(dom);
-        assertThat(m.find())
-                .as("the page's render check ran; DOM was:%n%s", tail(dom))
-                .isTrue();
-        String check = m.group(1);
-        assertThat(ints(check, "datasets")).as(check).containsExactly(3, 3);
-        assertThat(ints(check, "charts")).as(check).containsExactly(2);
-        for (int points : ints(check, "points")) {
-            assertThat(points).as("points per chart in %s", check).isGreaterThan(10);
-        }
-        for (int painted : ints(check, "painted")) {
-            // an empty canvas paints nothing; axes alone paint a few thousand pixels, data more
-            assertThat(painted).as("painted pixels per chart in %s", check).isGreaterThan(5_000);
-        }
+        Chromium.assertChartsDrawn(summary.report(), dir.resolve("chromium-profile"), 3);
     }
 
     @Test
@@ -175,20 +157,5 @@ class HedgeDemoTest {
         String readme = Files.readString(Path.of("README.md"));
         String options = HedgeDemo.HELP.substring(HedgeDemo.HELP.indexOf("\n\n") + 2);
         assertThat(readme).contains(options);
-    }
-
-    private static List<Integer> ints(String json, String key) {
-        Matcher m = Pattern.compile("\"" + key + "\":(\\[[^\\]]*]|\\d+)").matcher(json);
-        assertThat(m.find()).as("%s in %s", key, json).isTrue();
-        List<Integer> out = new ArrayList<>();
-        Matcher d = Pattern.compile("\\d+").matcher(m.group(1));
-        while (d.find()) {
-            out.add(Integer.parseInt(d.group()));
-        }
-        return out;
-    }
-
-    private static String tail(String s) {
-        return s.length() > 2000 ? s.substring(s.length() - 2000) : s;
     }
 }

@@ -1,0 +1,303 @@
+package io.github.hedge.examples.demo;
+
+import static com.datastax.oss.simulacron.common.stubbing.PrimeDsl.rows;
+import static com.datastax.oss.simulacron.common.stubbing.PrimeDsl.when;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import com.datastax.oss.simulacron.common.cluster.ClusterSpec;
+import com.datastax.oss.simulacron.common.cluster.QueryLog;
+import com.datastax.oss.simulacron.server.BoundCluster;
+import com.datastax.oss.simulacron.server.BoundNode;
+import com.datastax.oss.simulacron.server.Inet4Resolver;
+import com.datastax.oss.simulacron.server.Server;
+import io.netty.util.HashedWheelTimer;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Collectors;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Runs the demo with {@code --cassandra} against a simulated 3-node cluster (Simulacron, the real
+ * driver), whose first node answers the demo's read 200 ms late, and checks its table, what the
+ * nodes received and the HTML report. Timings are never asserted: the machine may be loaded.
+ */
+@Timeout(value = 5, unit = TimeUnit.MINUTES)
+class CassandraDemoTest {
+    private static final String SELECT = "SELECT v FROM hedge_demo.kv WHERE k = ?";
+
+    @TempDir
+    static Path dir;
+
+    private static HashedWheelTimer timer;
+    private static Server server;
+    private static BoundCluster cluster;
+    private static String slowNode;
+    private static HedgeDemo.Summary summary;
+    private static String console;
+    /** every query the nodes received during the demo's run */
+    private static List<String> received;
+
+    @BeforeAll
+    static void runShortDemoAgainstASimulatedCluster() throws Exception {
+        // Simulacron's default 100 ms timer tick would turn the primed 200 ms into ~290 ms
+        timer = new HashedWheelTimer(1, TimeUnit.MILLISECONDS);
+        // 127.0.43.x: a loopback range no other module's tests use
+        server = Server.builder()
+                .withTimer(timer)
+                .withAddressResolver(new Inet4Resolver(new byte[] {127, 0, 43, 1}, 9042))
+                .build();
+        cluster = server.register(ClusterSpec.builder().withNodes(3));
+        // the keyspace in the schema, so the driver's token map knows each key's replicas
+        Map<String, String> replication = new LinkedHashMap<>();
+        replication.put("class", "org.apache.cassandra.locator.SimpleStrategy");
+        replication.put("replication_factor", "3");
+        cluster.prime(when("SELECT * FROM system_schema.keyspaces")
+                .then(rows().row("keyspace_name", "hedge_demo", "durable_writes", true, "replication", replication)
+                        .columnTypes(
+                                "keyspace_name",
+                                "varchar",
+                                "durable_writes",
+                                "boolean",
+                                "replication",
+                                "map<varchar,varchar>")));
+        List<BoundNode> nodes = new ArrayList<>(cluster.getNodes());
+        for (int i = 0; i < nodes.size(); i++) {
+            nodes.get(i)
+                    .prime(when(SELECT)
+                            .then(rows().row("v", "value").columnTypes("v", "varchar"))
+                            .delay(i == 0 ? 200 : 0, TimeUnit.MILLISECONDS));
+        }
+        InetSocketAddress slow = nodes.get(0).inetSocketAddress();
+        slowNode = slow.getHostString() + ":" + slow.getPort();
+        cluster.clearLogs();
+
+        ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+        try (PrintStream out = new PrintStream(bytes, true, StandardCharsets.UTF_8)) {
+            summary = HedgeDemo.run(
+                    new String[] {
+                        "--cassandra",
+                        contactPoints(),
+                        "--seconds",
+                        "6",
+                        "--rate",
+                        "150",
+                        "--warmup",
+                        "1.5",
+                        "--no-progress",
+                        "--report",
+                        dir.resolve("cassandra.html").toString()
+                    },
+                    out);
+        }
+        console = bytes.toString(StandardCharsets.UTF_8);
+        received = queries();
+    }
+
+    @AfterAll
+    static void stop() throws Exception {
+        if (server != null) {
+            server.close();
+        }
+        if (timer != null) {
+            timer.stop();
+        }
+    }
+
+    @Test
+    void should_print_one_row_per_mode_when_the_demo_runs_against_a_cluster() {
+        assertThat(summary.phases())
+                .extracting(PhaseResult::label)
+                .containsExactly("no hedging", "hedge-cassandra", "driver speculative");
+        assertThat(console)
+                .contains("p50", "p90", "p99", "p99.9", "max", "extra load", "hedges won")
+                .contains("Cassandra cluster at", "local datacenter dc1 (3 nodes)")
+                .contains("ConstantSpeculativeExecutionPolicy, max-executions 3, delay")
+                .contains("HTML report: " + summary.report());
+        for (PhaseResult r : summary.phases()) {
+            assertThat(r.calls()).as(r.label()).isGreaterThan(100);
+            assertThat(r.successes()).as(r.label()).isGreaterThan(0);
+            assertThat(console).contains(r.label());
+            // every measured answer came from one of the three nodes
+            assertThat(summary.cassandra().answersByNode().get(r.label()).values().stream()
+                            .mapToLong(Long::longValue)
+                            .sum())
+                    .as(r.label())
+                    .isEqualTo(r.successes());
+        }
+        assertThat(summary.cassandra().nodes()).hasSize(3).contains(slowNode);
+    }
+
+    @Test
+    void should_send_hedges_to_nodes_the_call_had_not_tried_when_hedging() {
+        PhaseResult none = summary.phases().get(0);
+        PhaseResult hedge = summary.phases().get(1);
+        PhaseResult driver = summary.phases().get(2);
+        assertThat(none.attempts()).isEqualTo(none.calls());
+        assertThat(none.hedgesWon()).isZero();
+
+        HedgeDemo.Summary s = summary;
+        assertThat(s.cassandra().hedgeCassandraHedges()).isPositive();
+        assertThat(s.cassandra().hedgeCassandraHedgesToUntriedNodes())
+                .isEqualTo(s.cassandra().hedgeCassandraHedges());
+        assertThat(hedge.attempts() - hedge.calls()).isEqualTo(s.cassandra().hedgeCassandraHedges());
+        // a 5% budget; a generous margin for the budget's burst at a short run
+        assertThat(hedge.extraLoad()).isLessThanOrEqualTo(0.10);
+        assertThat(hedge.hedgesWon()).isLessThanOrEqualTo(hedge.attempts() - hedge.calls());
+
+        // the driver's speculative executions go to the next node of the query plan, never the same
+        // one; when the slow node was the primary, another node's answer won
+        assertThat(driver.attempts()).isGreaterThan(driver.calls());
+        assertThat(driver.hedgesWon()).isPositive();
+        assertThat(console).contains("to a node the call had not tried");
+
+        // the nodes received at least every measured execution (warm-ups and losers come on top)
+        long selects = received.stream().filter(SELECT::equals).count();
+        long measured =
+                summary.phases().stream().mapToLong(PhaseResult::attempts).sum();
+        assertThat(selects).isGreaterThanOrEqualTo(measured);
+    }
+
+    @Test
+    void should_write_nothing_to_the_cluster_when_create_schema_is_not_passed() {
+        assertThat(received).isNotEmpty();
+        for (String q : received) {
+            String first = q.trim().split("\\s+")[0].toUpperCase(java.util.Locale.ROOT);
+            assertThat(first).as(q).isNotIn("CREATE", "INSERT", "UPDATE", "DELETE", "ALTER", "DROP", "TRUNCATE");
+        }
+    }
+
+    @Test
+    void should_draw_both_charts_when_chromium_renders_the_report() throws Exception {
+        String html = Files.readString(summary.report());
+        assertThat(html).contains("<table id=\"summary\">", "hedge-cassandra", "driver speculative");
+        Chromium.assumeInstalled();
+        Chromium.assertChartsDrawn(summary.report(), dir.resolve("chromium-profile"), 3);
+    }
+
+    @Test
+    void should_create_the_keyspace_with_rf_3_and_seed_the_rows_when_create_schema_is_passed() throws Exception {
+        cluster.clearLogs();
+        ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+        try (PrintStream out = new PrintStream(bytes, true, StandardCharsets.UTF_8)) {
+            HedgeDemo.run(
+                    new String[] {
+                        "--cassandra",
+                        contactPoints(),
+                        "--create-schema",
+                        "--keys",
+                        "20",
+                        "--modes",
+                        "none",
+                        "--seconds",
+                        "0.5",
+                        "--warmup",
+                        "0",
+                        "--rate",
+                        "50",
+                        "--no-progress",
+                        "--report",
+                        dir.resolve("create.html").toString()
+                    },
+                    out);
+        }
+        List<String> queries = queries();
+        assertThat(queries)
+                .contains(
+                        "CREATE KEYSPACE IF NOT EXISTS hedge_demo WITH replication = {'class':"
+                                + " 'NetworkTopologyStrategy', 'dc1': 3}",
+                        "CREATE TABLE IF NOT EXISTS hedge_demo.kv (k int PRIMARY KEY, v text)");
+        assertThat(queries.stream().filter(q -> q.startsWith("INSERT INTO hedge_demo.kv")))
+                .hasSize(20);
+        assertThat(bytes.toString(StandardCharsets.UTF_8)).contains("wrote 20 rows");
+    }
+
+    @Test
+    void should_read_the_given_statement_as_is_when_cql_is_passed() throws Exception {
+        String cql = "SELECT v FROM hedge_demo.kv WHERE k = 1";
+        cluster.prime(when(cql).then(rows().row("v", "one").columnTypes("v", "varchar")));
+        cluster.clearLogs();
+        HedgeDemo.Summary s;
+        try (PrintStream out = new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8)) {
+            s = HedgeDemo.run(
+                    new String[] {
+                        "--cassandra",
+                        contactPoints(),
+                        "--cql",
+                        cql,
+                        "--modes",
+                        "hedge",
+                        "--seconds",
+                        "1",
+                        "--warmup",
+                        "0",
+                        "--rate",
+                        "50",
+                        "--no-progress",
+                        "--report",
+                        dir.resolve("cql.html").toString()
+                    },
+                    out);
+        }
+        assertThat(s.phases()).singleElement().satisfies(r -> {
+            assertThat(r.successes()).isGreaterThan(20);
+            assertThat(r.errors()).isZero();
+        });
+        assertThat(queries().stream().filter(cql::equals).count())
+                .isGreaterThanOrEqualTo(s.phases().get(0).attempts());
+        assertThat(queries()).noneMatch(q -> q.startsWith("SELECT v FROM hedge_demo.kv WHERE k = ?"));
+    }
+
+    @Test
+    void should_name_the_option_its_range_and_the_value_when_a_cassandra_option_is_invalid() {
+        assertThatThrownBy(() -> HedgeDemo.Options.parse(new String[] {"--keyspace", "ks"}))
+                .hasMessage("--keyspace needs --cassandra host:port");
+        assertThatThrownBy(() -> HedgeDemo.Options.parse(
+                        new String[] {"--cassandra", "127.0.0.1", "--cql", "INSERT INTO ks.t (k) VALUES (1)"}))
+                .hasMessage("--cql must be a SELECT (only a read is safe to send twice), was \"INSERT INTO ks.t (k)"
+                        + " VALUES (1)\"");
+        assertThatThrownBy(
+                        () -> HedgeDemo.Options.parse(new String[] {"--cassandra", "h:9042", "--consistency", "ANY"}))
+                .hasMessageStartingWith("--consistency must be a read consistency level, one of [ONE,")
+                .hasMessageEndingWith("was \"ANY\"");
+        assertThatThrownBy(() -> HedgeDemo.Options.parse(new String[] {"--cassandra", "h", "--table", "Kv"}))
+                .hasMessageContaining("--table must be a lower-case CQL name");
+        assertThatThrownBy(() -> HedgeDemo.Options.parse(new String[] {"--cassandra", "h:x"}))
+                .hasMessage("--cassandra port must be a number in [1, 65535], was \"x\"");
+        assertThat(HedgeDemo.Options.parse(new String[] {"--cassandra", "10.0.0.1,10.0.0.2:9043"}).cassandra)
+                .extracting(InetSocketAddress::getPort)
+                .containsExactly(9042, 9043);
+    }
+
+    private static String contactPoints() {
+        return cluster.getNodes().stream()
+                .map(n -> n.inetSocketAddress().getHostString() + ":"
+                        + n.inetSocketAddress().getPort())
+                .collect(Collectors.joining(","));
+    }
+
+    private static List<String> queries() {
+        List<String> out = new ArrayList<>();
+        for (BoundNode n : cluster.getNodes()) {
+            for (QueryLog log : n.getLogs().getQueryLogs()) {
+                if (log.getQuery() != null) {
+                    out.add(log.getQuery());
+                }
+            }
+        }
+        return out;
+    }
+}
