@@ -97,10 +97,11 @@ abstract class HedgeSchedulerContract {
         AtomicBoolean cancelledRan = new AtomicBoolean();
         CountDownLatch later = new CountDownLatch(1);
 
-        ScheduledTask task = scheduler.schedule(() -> cancelledRan.set(true), TimeUnit.MILLISECONDS.toNanos(20));
+        // 300 ms: far more than a loaded machine may deschedule this thread between the two lines
+        ScheduledTask task = scheduler.schedule(() -> cancelledRan.set(true), TimeUnit.MILLISECONDS.toNanos(300));
         assertThat(task.cancel()).isTrue();
         assertThat(task.cancel()).isFalse(); // idempotent
-        scheduler.schedule(later::countDown, TimeUnit.MILLISECONDS.toNanos(60));
+        scheduler.schedule(later::countDown, TimeUnit.MILLISECONDS.toNanos(400)); // after the cancelled one was due
 
         assertThat(later.await(TIMEOUT_SECONDS, TimeUnit.SECONDS)).isTrue();
         assertThat(cancelledRan).isFalse();
