@@ -39,6 +39,14 @@ import org.slf4j.LoggerFactory;
  * meters start from zero. Invalid values are rejected with {@link InvalidHedgePropertyException}
  * and change nothing.
  *
+ * <h2>Executors of adapters</h2>
+ *
+ * The registry also holds executors that adapters create in it, such as the gRPC interceptor's
+ * per-method executors ({@code grpc:shop.Catalog/GetItem}): {@link #names()} lists them and the
+ * registry's meters follow them, but they are configured by their adapter's properties, so {@link
+ * #settings(String)} has none for them and {@link #update} and {@link #refresh()} leave them alone.
+ * The wrapped Cassandra session's executor is an instance of these ({@code hedge.cassandra.instance}).
+ *
  * <p>Thread-safe: lookups are lock-free, changes are serialised.
  */
 public class HedgeInstances implements AutoCloseable {
@@ -131,8 +139,14 @@ public class HedgeInstances implements AutoCloseable {
      * @param change sets values on a copy of the instance's {@code hedge.instances.<name>} block
      * @return the new effective settings
      * @throws InvalidHedgePropertyException if a value is out of range; nothing changes then
+     * @throws IllegalArgumentException if the registry's executor of that name was created by an
+     *     adapter, not by these instances (see the class comment); nothing changes then
      */
     public synchronized HedgeInstanceSettings update(String name, Consumer<HedgeProperties.Instance> change) {
+        if (isForeign(name)) {
+            throw new IllegalArgumentException("hedge executor '" + name + "' was created by an adapter, not from"
+                    + " hedge.instances; change it through that adapter's properties (e.g. hedge.grpc.methods)");
+        }
         HedgeProperties next = copy(properties);
         HedgeProperties.Instance instance =
                 next.getInstances().computeIfAbsent(name, n -> new HedgeProperties.Instance());
@@ -163,7 +177,21 @@ public class HedgeInstances implements AutoCloseable {
             }
         }
         properties = next;
-        all.forEach(this::apply);
+        all.forEach((name, r) -> {
+            if (isForeign(name)) {
+                log.warn(
+                        "hedge.instances.{} is not applied: the executor of that name was created by an adapter"
+                                + " (e.g. hedge.grpc), which configures it",
+                        name);
+            } else {
+                apply(name, r);
+            }
+        });
+    }
+
+    /** @return whether the registry's executor of that name was not built here (an adapter's) */
+    private boolean isForeign(String name) {
+        return !settings.containsKey(name) && registry.find(name).isPresent();
     }
 
     private void apply(String name, Resolved r) {
