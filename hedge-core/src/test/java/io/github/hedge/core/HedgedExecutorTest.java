@@ -382,6 +382,77 @@ class HedgedExecutorTest {
     }
 
     @Test
+    void should_send_a_denied_hedge_later_when_a_token_comes_back_while_the_primary_still_runs() throws Exception {
+        // 0.5 token per primary: two primaries pay for one hedge; nothing saved up at the start
+        HedgedExecutor ex = executor(config().delay(DelayPolicy.fixed(Duration.ofMillis(10)))
+                .budget(HedgeBudget.builder().ratio(0.5).ticker(time).build()));
+        Probe first = new Probe(time);
+        CompletableFuture<String> call1 = ex.executeAsync(first); // t=0, balance 0.5
+        time.advance(Duration.ofMillis(10)); // delay elapsed, no token: deferred by half the wait so far
+        assertThat(first.attempts()).isEqualTo(1);
+        time.advance(Duration.ofMillis(2));
+        Probe second = new Probe(time);
+        CompletableFuture<String> call2 = ex.executeAsync(second); // t=12, balance 1.0
+        time.advance(Duration.ofMillis(3)); // t=15: call 1 asks again and gets the token
+        assertThat(first.attempts()).isEqualTo(2);
+        assertThat(first.startTimes.get(1)).isEqualTo(15 * MS);
+
+        // call 2: denied at 22, asks again at 27, 34.5 and 45.75 ms (half its wait each time);
+        // two more primaries at 40 ms bring one token, which the longest-waiting call takes first
+        time.advanceTo(40 * MS);
+        assertThat(second.attempts()).isEqualTo(1);
+        Probe third = new Probe(time);
+        Probe fourth = new Probe(time);
+        CompletableFuture<String> call3 = ex.executeAsync(third);
+        CompletableFuture<String> call4 = ex.executeAsync(fourth);
+        time.advanceTo(46 * MS);
+        assertThat(second.attempts()).isEqualTo(2);
+        assertThat(second.startTimes.get(1)).isEqualTo(45_750_000L);
+
+        first.attempt(2).complete("hedge");
+        second.attempt(2).complete("hedge");
+        assertThat(call1.get()).isEqualTo("hedge");
+        assertThat(call2.get()).isEqualTo("hedge");
+        // calls 3 and 4 found no token at 50 ms and their primaries answer while they wait
+        time.advanceTo(60 * MS);
+        third.attempt(1).complete("a");
+        fourth.attempt(1).complete("a");
+        assertThat(third.attempts()).isEqualTo(1);
+        assertThat(fourth.attempts()).isEqualTo(1);
+
+        assertThat(eventsOf(HedgeSent.class))
+                .extracting(HedgeSent::reason, HedgeSent::delayNanos)
+                .containsExactly(
+                        org.assertj.core.groups.Tuple.tuple(HedgeSent.Reason.BUDGET_DEFERRED, 15 * MS),
+                        org.assertj.core.groups.Tuple.tuple(HedgeSent.Reason.BUDGET_DEFERRED, 33_750_000L));
+        // each call is counted denied once, however often it asked again
+        assertThat(ex.stats().budgetDenied()).isEqualTo(4);
+        assertThat(eventsOf(BudgetExhausted.class)).hasSize(4);
+        // only the two calls whose hedge never went out are "not hedged" for want of a token
+        assertThat(eventsOf(NotHedged.class))
+                .filteredOn(n -> n.reason() == NotHedged.Reason.BUDGET_EXHAUSTED)
+                .hasSize(2);
+        assertThat(call3).isCompletedWithValue("a");
+        assertThat(call4).isCompletedWithValue("a");
+        assertNoTimerLeft(ex);
+    }
+
+    @Test
+    void should_end_with_the_primary_failure_when_the_budget_denies_a_retry_and_nothing_else_runs() throws Exception {
+        HedgedExecutor ex = executor(config().delay(DelayPolicy.fixed(Duration.ofMillis(10)))
+                .budget(HedgeBudget.builder().ratio(0.5).ticker(time).build()));
+        Probe probe = new Probe(time);
+        CompletableFuture<String> call = ex.executeAsync(probe);
+        time.advance(Duration.ofMillis(10)); // denied and deferred: the primary still runs
+        IllegalStateException boom = new IllegalStateException("replica down");
+        probe.attempt(1).completeExceptionally(boom); // retry wanted, no token, nothing in flight
+        assertThat(call).isCompletedExceptionally();
+        assertThat(probe.attempts()).isEqualTo(1);
+        assertThatThrownBy(call::get).hasCause(boom);
+        assertNoTimerLeft(ex);
+    }
+
+    @Test
     void should_show_tried_targets_when_later_attempts_start() {
         HedgedExecutor ex = executor(config().maxAttempts(3).delay(DelayPolicy.fixed(Duration.ofMillis(10))));
         Probe probe = new Probe(time);

@@ -19,6 +19,12 @@ public record HedgeSent(
         /** the previous attempt had not answered after the delay */
         DELAY_ELAPSED,
         /** an earlier attempt failed with an error the classifier calls retryable */
-        PREVIOUS_FAILED
+        PREVIOUS_FAILED,
+        /**
+         * the previous attempt had not answered after the delay, but the budget had no token then;
+         * the hedge waited for one (checking again after half the time waited so far) and went out
+         * later, with {@code delayNanos} the whole wait
+         */
+        BUDGET_DEFERRED
     }
 }

@@ -42,6 +42,9 @@ final class HedgedCall<T> extends CompletableFuture<T> implements DelayContext {
     final long startNanos;
     private final long deadlineNanos;
     private final CallOptions options;
+    /** The shortest wait before a deferred hedge checks the budget again, in ns. */
+    static final long MIN_BUDGET_RECHECK_NANOS = 1_000_000L;
+
     /** 1 for a call that may not be hedged. */
     private final int maxAttempts;
 
@@ -57,6 +60,11 @@ final class HedgedCall<T> extends CompletableFuture<T> implements DelayContext {
     private boolean notHedgedPublished;
     /** Set while the armed hedge timer is a retry waiting out a pushback that came with a failure. */
     private boolean retryAfterPushback;
+    /**
+     * Set while the armed hedge timer re-checks a budget that had no token at the delay; cleared
+     * when that hedge starts. Guarded by this.
+     */
+    private boolean budgetWait;
 
     private long callId;
 
@@ -297,12 +305,21 @@ final class HedgedCall<T> extends CompletableFuture<T> implements DelayContext {
         return true;
     }
 
-    /** The timer armed after attempt {@code prev} fired. */
+    /**
+     * The timer armed after attempt {@code prev} fired. When the budget has no token and another
+     * attempt is still running, the hedge is not given up but deferred: the timer is re-armed to
+     * check the budget again after half the time the call has waited so far (at least {@link
+     * #MIN_BUDGET_RECHECK_NANOS}), so checks thin out geometrically and the tokens that come back
+     * go to the calls that have waited longest, which are the likeliest to be stuck. The budget
+     * still grants every hedge, so the extra load is capped as before.
+     */
     void onHedgeTimer(Attempt<T> prev) {
         Attempt<T> next = null;
         long wait = -1;
         boolean stop = false;
         boolean denied = false;
+        boolean firstDenial = false;
+        boolean deferred = false;
         boolean afterFailure;
         long now;
         synchronized (this) {
@@ -322,26 +339,44 @@ final class HedgedCall<T> extends CompletableFuture<T> implements DelayContext {
                     retryAfterPushback = afterFailure;
                 } else if (engine.budget.tryAcquire()) {
                     next = reserveLocked(now);
+                    deferred = budgetWait;
+                    budgetWait = false;
                 } else {
                     denied = true;
+                    firstDenial = !budgetWait;
+                    if (inFlight > 0) {
+                        // someone may still answer: wait for a token rather than give the hedge up
+                        budgetWait = true;
+                        retryAfterPushback = afterFailure;
+                        wait = Math.max(MIN_BUDGET_RECHECK_NANOS, (now - prev.startNanos) / 2);
+                        prev.hedgeDelayNanos = now - prev.startNanos + wait;
+                    } else {
+                        budgetWait = false;
+                    }
                 }
             }
+        }
+        if (firstDenial) {
+            denied(prev.number + 1);
         }
         if (stop) {
             publishNotHedged(NotHedged.Reason.PUSHBACK);
         } else if (wait >= 0) {
             if (!scheduleHedgeTimer(prev, wait)) {
+                publishNotHedgedIfBudgetWait();
                 endIfIdle();
             }
         } else if (denied) {
-            denied(prev.number + 1);
+            publishNotHedged(NotHedged.Reason.BUDGET_EXHAUSTED);
         } else {
             startHedge(
                     next,
-                    afterFailure ? HedgeSent.Reason.PREVIOUS_FAILED : HedgeSent.Reason.DELAY_ELAPSED,
+                    afterFailure
+                            ? HedgeSent.Reason.PREVIOUS_FAILED
+                            : deferred ? HedgeSent.Reason.BUDGET_DEFERRED : HedgeSent.Reason.DELAY_ELAPSED,
                     afterFailure ? 0 : prev.hedgeDelayNanos);
         }
-        if (stop || denied) {
+        if (stop || (denied && wait < 0)) {
             endIfIdle(); // every attempt failed and the retry that waited out a pushback may not start
         }
     }
@@ -422,12 +457,24 @@ final class HedgedCall<T> extends CompletableFuture<T> implements DelayContext {
         return null;
     }
 
+    /** Counts a denial and publishes {@link BudgetExhausted}; NotHedged follows once it is final. */
     private void denied(int number) {
         engine.budgetDenied.increment();
         if (engine.events.hasListeners()) {
             engine.events.publish(new BudgetExhausted(engine.name, callId(), number, engine.ticker.nanoTime()));
         }
-        publishNotHedged(NotHedged.Reason.BUDGET_EXHAUSTED);
+    }
+
+    /** A hedge that waited for a token will never be sent (the call ended, or its timer failed). */
+    private void publishNotHedgedIfBudgetWait() {
+        boolean waiting;
+        synchronized (this) {
+            waiting = budgetWait;
+            budgetWait = false;
+        }
+        if (waiting) {
+            publishNotHedged(NotHedged.Reason.BUDGET_EXHAUSTED);
+        }
     }
 
     private void publishNotHedged(NotHedged.Reason reason) {
@@ -539,6 +586,7 @@ final class HedgedCall<T> extends CompletableFuture<T> implements DelayContext {
         cancel(deadlineT);
         if (deniedNumber > 0) {
             denied(deniedNumber);
+            publishNotHedged(NotHedged.Reason.BUDGET_EXHAUSTED);
         }
         if (pushbackWait >= 0) {
             if (!scheduleHedgeTimer(waitAfter, pushbackWait)) {
@@ -725,6 +773,7 @@ final class HedgedCall<T> extends CompletableFuture<T> implements DelayContext {
         if (!engine.events.hasListeners()) {
             return;
         }
+        publishNotHedgedIfBudgetWait(); // a hedge deferred for want of a token never went out
         List<AttemptRecord> trace;
         synchronized (this) {
             trace = new ArrayList<>(started);

@@ -66,7 +66,7 @@ import java.util.function.ToLongFunction;
  *       <td>{@code outcome}: won|succeeded_late|failed|cancelled; {@code kind}: primary|hedge</td>
  *       <td>{@link CallCompleted#attempts()}</td></tr>
  *   <tr><td>{@code hedge.hedges.sent}</td><td>counter, hedges</td>
- *       <td>{@code reason}: delay_elapsed|previous_failed</td><td>{@link HedgeSent}</td></tr>
+ *       <td>{@code reason}: delay_elapsed|previous_failed|budget_deferred</td><td>{@link HedgeSent}</td></tr>
  *   <tr><td>{@code hedge.hedges.won}</td><td>counter, hedges</td><td>-</td><td>{@link HedgeWon}</td></tr>
  *   <tr><td>{@code hedge.budget.denied}</td><td>counter, hedges</td><td>-</td>
  *       <td>{@link BudgetExhausted}</td></tr>
