@@ -179,6 +179,8 @@ class HedgedApplicationTest {
         long won = prices.path("counters").path("hedgesWon").asLong();
         assertThat(won).isPositive();
         assertThat(measurement("hedge.hedges.won", "grpc:shop.Prices/Get")).isEqualTo((double) won);
+        // hedge.instances.grpc only gives the gRPC methods their defaults: no executor of its own
+        assertThat(hedges.has("grpc")).isFalse();
     }
 
     @Test

@@ -123,10 +123,13 @@ public class HedgeCassandraAutoConfiguration {
     static class Policy {
         /**
          * @param properties the {@code hedge.*} properties
+         * @param instances the named instances: the session's instance is their {@linkplain
+         *     HedgeInstances#markTemplate template}, copied into the driver's options
          * @return the customizer that installs hedge's driver policies
          */
         @Bean
-        DriverConfigLoaderBuilderCustomizer hedgeDriverConfigCustomizer(HedgeProperties properties) {
+        DriverConfigLoaderBuilderCustomizer hedgeDriverConfigCustomizer(
+                HedgeProperties properties, ObjectProvider<HedgeInstances> instances) {
             String name = properties.getCassandra().getInstance();
             SettingsResolver.Resolved resolved = resolve(properties);
             HedgeProperties.Instance own = properties.getInstances().get(name);
@@ -144,6 +147,10 @@ public class HedgeCassandraAutoConfiguration {
             if (tick != null && (tick.toMillis() < 1 || tick.compareTo(Duration.ofSeconds(1)) > 0)) {
                 throw new InvalidHedgePropertyException(
                         "hedge.cassandra.timer-tick", SettingsResolver.fmt(tick), "in [1ms, 1s]");
+            }
+            HedgeInstances named = instances.getIfAvailable();
+            if (named != null) {
+                named.markTemplate(name, "hedge.cassandra.mode=policy");
             }
             HedgeInstanceSettings s = resolved.settings();
             double percentile = delay.getPercentile() != null ? delay.getPercentile() : 1.0 - s.maxExtraLoad();

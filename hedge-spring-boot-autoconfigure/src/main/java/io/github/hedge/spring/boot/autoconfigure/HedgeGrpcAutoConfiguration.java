@@ -41,7 +41,8 @@ public class HedgeGrpcAutoConfiguration {
     /**
      * The interceptor. Its per-method executors are created in {@link HedgeInstances}' registry,
      * named {@code <hedge.grpc.instance>:<full method name>} (e.g. {@code grpc:shop.Catalog/GetItem}),
-     * so the {@code hedges} endpoint and the registry's meters list them.
+     * so the {@code hedges} endpoint and the registry's meters list them; the instance {@code
+     * hedge.grpc.instance} itself is their {@linkplain HedgeInstances#markTemplate template}.
      *
      * @param properties the {@code hedge.*} properties
      * @param instances the named instances, whose registry holds the per-method executors; without
@@ -90,6 +91,7 @@ public class HedgeGrpcAutoConfiguration {
         HedgeInstances named = instances.getIfAvailable();
         if (named != null) {
             builder.registry(named.registry(), executorNamePrefix(name));
+            named.markTemplate(name, "hedge.grpc");
         }
         return builder.build();
     }

@@ -176,6 +176,10 @@ class HedgeCassandraAutoConfigurationTest {
                             .isInstanceOf(HedgeLoadBalancingPolicy.class);
                     session.execute(SimpleStatement.newInstance(SimulatedCassandra.SELECT)
                             .setIdempotent(true));
+                    // the instance was copied into the driver's options: no executor of its own
+                    HedgeInstances instances = ctx.getBean(HedgeInstances.class);
+                    assertThat(instances.registry().find("cassandra")).isEmpty();
+                    assertThat(instances.names()).doesNotContain("cassandra");
                 });
     }
 

@@ -154,6 +154,17 @@ class HedgeGrpcAutoConfigurationTest {
                             .isInstanceOf(InvalidEndpointRequestException.class)
                             .hasMessageContaining("hedge.grpc.methods");
                     assertThat(registry.find("grpc:test.Echo/Read")).containsSame(read);
+
+                    // hedge.instances.grpc is the methods' template: no executor of its own, no change at runtime
+                    assertThat(registry.find("grpc")).isEmpty();
+                    assertThat(endpoint.hedges().instances()).doesNotContainKey("grpc");
+                    assertThat(endpoint.instance("grpc")).isNull();
+                    assertThatThrownBy(() -> endpoint.update("grpc", null, null, 0.1, null))
+                            .isInstanceOf(InvalidEndpointRequestException.class)
+                            .hasMessage("hedge instance 'grpc' is read by hedge.grpc when the application starts;"
+                                    + " change hedge.instances.grpc and restart");
+                    assertThat(meters.find("hedge.calls").tag("name", "grpc").meters())
+                            .isEmpty();
                 });
     }
 
