@@ -60,6 +60,8 @@ java -jar "$SIM" load --dist lognormal:0,1 --budget 0.05 --requests "$REQ" --see
 # 2b. issue 7: the sweep (one JSON line per cell, then a summary line) and the Pegasus claim
 # (b = 0.001, the delay at p99.9, on heavy tails, 2,000,000 requests per cell)
 java -jar "$SIM" sweep --seed 1 "${SWEEP[@]}" > "$OUT/sweep.jsonl"
+# the same grid with half the primaries beaten by a hedge left to finish (HedgeConfig.loserSampling)
+java -jar "$SIM" sweep --seed 1 "${SWEEP[@]}" --loser-sampling 0.5 > "$OUT/sweep-loser-sampling.jsonl"
 java -jar "$SIM" sweep --seed 1 --budgets 0.001 --large-requests "$PEGASUS" \
   --dists 'pareto:1.5,1;pareto:2,1;lognormal:0,2;weibull:0.4,1;mixture:0.03,0,0.4,2.5,0.8' > "$OUT/pegasus.jsonl"
 

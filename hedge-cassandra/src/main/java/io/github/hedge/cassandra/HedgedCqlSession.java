@@ -137,9 +137,9 @@ public final class HedgedCqlSession implements CqlSession {
     private HedgedCqlSession(Builder b) {
         this.delegate = b.delegate;
         this.name = b.name;
-        this.config = b.config;
+        this.config = b.config != null ? b.config : defaultConfig(b.losers);
         this.registry = b.registry;
-        this.executor = registry == null ? HedgedExecutor.of(b.name, b.config) : registry.executor(b.name, b.config);
+        this.executor = registry == null ? HedgedExecutor.of(b.name, config) : registry.executor(b.name, config);
         LatencyAwareOptions la = b.latencyAware;
         this.scores = la.enabled()
                 ? new LatencyScores<>(
@@ -197,13 +197,32 @@ public final class HedgedCqlSession implements CqlSession {
      * 2.1x the driver's constant policy). At the p96 demand is about 4/5 of the budget and bursts
      * fit in it.
      *
-     * @return the configuration
+     * <p>Every primary beaten by a hedge is left to finish in the executor too ({@link
+     * HedgeConfig.Builder#loserSampling(double) loserSampling(1.0)}), so what hedging saved ({@link
+     * HedgedExecutor#savings()}) is computed from real latencies, not lower bounds. That costs
+     * nothing here: the server runs a loser to the end anyway, and with {@link Losers#LET_FINISH}
+     * the driver reads its answer anyway.
+     *
+     * @return the configuration, for {@link Losers#LET_FINISH}
      */
     public static HedgeConfig defaultConfig() {
+        return defaultConfig(Losers.LET_FINISH);
+    }
+
+    /**
+     * {@link #defaultConfig()} for a way of treating losers: with {@link Losers#DROP} nothing is
+     * left to finish ({@code loserSampling(0)}), since dropping is what was asked for.
+     *
+     * @param losers what happens to losing executions
+     * @return the configuration the builder uses when none is given
+     */
+    public static HedgeConfig defaultConfig(Losers losers) {
+        Objects.requireNonNull(losers, "losers must not be null");
         return HedgeConfig.builder()
                 .delay(DelayPolicy.percentile(0.96).build())
                 .budgetRatio(0.05)
                 .errorClassifier(ErrorClassifier.fatalOn(QueryValidationException.class))
+                .loserSampling(losers == Losers.LET_FINISH ? 1.0 : 0)
                 .build();
     }
 
@@ -315,9 +334,21 @@ public final class HedgedCqlSession implements CqlSession {
         Node node = candidates.get(n - 1);
         ctx.reportTarget(Statements.target(node));
         long start = System.nanoTime();
-        CompletionStage<AsyncResultSet> stage = delegate.executeAsync(statement.setNode(node));
+        if (scores != null) {
+            scores.started(node);
+        }
+        CompletionStage<AsyncResultSet> stage;
+        try {
+            stage = delegate.executeAsync(statement.setNode(node));
+        } catch (RuntimeException e) {
+            if (scores != null) {
+                scores.ended(node);
+            }
+            throw e;
+        }
         if (scores != null) {
             stage.whenComplete((rs, error) -> {
+                scores.ended(node);
                 Throwable e = error instanceof CompletionException ? error.getCause() : error;
                 // successes, timeouts and (with DROP) cancelled losers measure the node; fast
                 // failures say nothing about its latency
@@ -412,7 +443,7 @@ public final class HedgedCqlSession implements CqlSession {
     public static final class Builder {
         private final CqlSession delegate;
         private String name = "cassandra";
-        private HedgeConfig config = defaultConfig();
+        private HedgeConfig config; // null: defaultConfig(losers)
         private LatencyAwareOptions latencyAware = LatencyAwareOptions.ofDefaults();
         private boolean inferIdempotence = true;
         private Unroutable unroutable = Unroutable.HEDGE_ACROSS_COORDINATORS;
@@ -438,8 +469,8 @@ public final class HedgedCqlSession implements CqlSession {
         }
 
         /**
-         * @param config delay policy, budget, attempts, scheduler... ({@link #defaultConfig()} by
-         *     default); {@code maxAttempts} above the replication factor is harmless: no replica is
+         * @param config delay policy, budget, attempts, scheduler... ({@link #defaultConfig(Losers)}
+         *     for the chosen losers mode by default); {@code maxAttempts} above the replication factor is harmless: no replica is
          *     tried twice
          * @return this
          */
@@ -498,7 +529,7 @@ public final class HedgedCqlSession implements CqlSession {
          * Takes the session's executor from a registry instead of building one: on every statement
          * the session runs on {@code registry.executor(name, hedgeConfig)}, i.e. the registry's
          * executor of the session's {@link #name(String) name}, created from {@link
-         * #hedgeConfig(HedgeConfig)} only if the registry has none of that name. So the executor is
+         * #hedgeConfig(HedgeConfig)} (or the default one) only if the registry has none of that name. So the executor is
          * listed with the registry's others (a {@code HedgeRegistryMetrics} or an application's
          * endpoint sees it), and when the registry's executor is {@linkplain
          * HedgedExecutorRegistry#replace replaced} (reconfigured at runtime) the next statement runs

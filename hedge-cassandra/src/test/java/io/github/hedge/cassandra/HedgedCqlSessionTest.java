@@ -168,6 +168,44 @@ class HedgedCqlSessionTest {
     }
 
     @Test
+    void should_compute_what_hedging_saved_from_real_latencies_when_losers_finish() throws Exception {
+        sim.slow(0, SELECT, 100);
+        HedgedCqlSession session = wrap(
+                HedgeConfig.builder()
+                        .delay(DelayPolicy.fixed(Duration.ofMillis(10)))
+                        .budget(HedgeBudget.unlimited())
+                        .loserSampling(1.0) // as in HedgedCqlSession.defaultConfig()
+                        .build(),
+                LatencyAwareOptions.disabled());
+        for (int k = 0; k < 30; k++) {
+            session.execute(select(k));
+        }
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (session.executor().stats().pendingAttempts() > 0 && System.nanoTime() < deadline) {
+            Thread.sleep(20); // the slow primaries still run on the server, and are waited for
+        }
+        assertThat(session.executor().stats().pendingAttempts()).isZero();
+        assertThat(session.executor().stats().hedgesWon()).isPositive();
+        Thread.sleep(1100); // savings refresh once a second
+        var saved = session.executor().savings();
+        // every beaten primary finished: the estimate holds real latencies, no lower bounds
+        assertThat(saved.censoredPrimaries()).isZero();
+        assertThat(saved.unhedgedEstimate().maxNanos()).isGreaterThanOrEqualTo(TimeUnit.MILLISECONDS.toNanos(100));
+        assertThat(saved.hedged().maxNanos())
+                .isLessThan(saved.unhedgedEstimate().maxNanos());
+    }
+
+    @Test
+    void should_leave_beaten_primaries_running_by_default_only_when_losers_finish_anyway() {
+        assertThat(HedgedCqlSession.defaultConfig().loserSampling()).isEqualTo(1.0);
+        assertThat(HedgedCqlSession.defaultConfig(HedgedCqlSession.Losers.LET_FINISH)
+                        .loserSampling())
+                .isEqualTo(1.0);
+        assertThat(HedgedCqlSession.defaultConfig(HedgedCqlSession.Losers.DROP).loserSampling())
+                .isZero();
+    }
+
+    @Test
     void should_cap_extra_executions_at_the_budget_when_every_call_wants_a_hedge() {
         for (int i = 0; i < 3; i++) {
             sim.slow(i, INSERT, 30);
@@ -297,6 +335,57 @@ class HedgedCqlSessionTest {
                 .filter(c -> c.attempts().get(0).target().equals(slowTarget))
                 .count();
         assertThat(primariesToHealed).isGreaterThanOrEqualTo(5);
+    }
+
+    @Test
+    void should_stop_sending_primaries_to_a_node_when_it_stalls_with_requests_in_flight() throws Exception {
+        HedgedCqlSession session = wrap(
+                HedgeConfig.builder()
+                        .delay(DelayPolicy.fixed(Duration.ofMillis(10)))
+                        .budget(HedgeBudget.unlimited())
+                        .build(),
+                LatencyAwareOptions.builder().minMeasurements(3).build());
+        List<CallCompleted> calls = record(session);
+        for (int k = 0; k < 60; k++) {
+            session.execute(select(k)); // every node measured while healthy
+        }
+        calls.clear();
+        sim.slow(0, SELECT, 2000); // node 0 stops answering new requests for 2 s, as in a GC pause
+
+        int threads = 4;
+        int perThread = 40;
+        java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(threads);
+        try {
+            List<java.util.concurrent.Future<?>> done = new ArrayList<>();
+            for (int t = 0; t < threads; t++) {
+                int base = t * perThread;
+                done.add(pool.submit(() -> {
+                    for (int k = 0; k < perThread; k++) {
+                        session.execute(select(base + k));
+                    }
+                }));
+            }
+            for (java.util.concurrent.Future<?> f : done) {
+                f.get(60, TimeUnit.SECONDS);
+            }
+        } finally {
+            pool.shutdownNow();
+        }
+        long primariesToStalled = calls.stream()
+                .filter(c -> c.attempts().get(0).target().equals(slowTarget))
+                .count();
+        // without stall detection about a third of 160 primaries (53) would go there: the node is
+        // put last as soon as it has been silent for 4x its usual latency with requests in flight
+        assertThat(calls).hasSize(threads * perThread);
+        assertThat(primariesToStalled).isLessThanOrEqualTo(12);
+        assertThat(calls).allMatch(c -> c.outcome() == CallCompleted.CallOutcome.SUCCESS);
+
+        sim.heal(0);
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (session.executor().stats().pendingAttempts() > 0 && System.nanoTime() < deadline) {
+            Thread.sleep(20); // the stalled requests answer after their 2 s: nothing is left behind
+        }
+        assertThat(session.executor().stats().pendingAttempts()).isZero();
     }
 
     @Test

@@ -12,7 +12,9 @@ package io.github.hedge.core;
  * @param attempts attempts started, primaries included
  * @param hedgesSent attempts started beyond the primary
  * @param hedgesWon calls whose answer came from a hedge
- * @param budgetDenied hedges wanted but refused by the budget
+ * @param budgetDenied hedges the budget refused for good: it had no token at the delay, and the
+ *     call ended (or had nothing left running) before one came back; a hedge that waited and then got
+ *     its token is not counted here (it is a hedge sent, reason {@code BUDGET_DEFERRED})
  * @param notHedgedNonIdempotent calls that could not be hedged because they are not idempotent
  * @param inFlightCalls calls started and not yet ended
  * @param pendingAttempts attempts started and neither completed nor cancelled

@@ -63,6 +63,108 @@ class SavingsTest {
         assertThat(s.toString()).contains("p99 ").contains("extra");
     }
 
+    /** Runs {@code calls} calls of Pareto(alpha 1.5, 1 ms) latency at 1,000 calls/s; returns savings and truth. */
+    private static double[] paretoRun(double loserSampling, int calls, HedgeSavings[] out) {
+        VirtualTimeScheduler time = new VirtualTimeScheduler();
+        HedgedExecutor ex = HedgedExecutor.of(
+                "saved",
+                HedgeConfig.builder()
+                        .ticker(time)
+                        .scheduler(time)
+                        .idempotentByDefault(true)
+                        .maxExtraLoad(0.05)
+                        .loserSampling(loserSampling)
+                        .savingsWindow(Duration.ofMinutes(10))
+                        .build());
+        SplittableRandom rnd = new SplittableRandom(5);
+        double[] primaries = new double[calls];
+        for (int i = 0; i < calls; i++) {
+            double primaryMs = Math.pow(1 - rnd.nextDouble(), -1 / 1.5);
+            double hedgeMs = Math.pow(1 - rnd.nextDouble(), -1 / 1.5);
+            primaries[i] = primaryMs;
+            ex.executeAsync(ctx -> {
+                CompletableFuture<String> f = new CompletableFuture<>();
+                double ms = ctx.isHedge() ? hedgeMs : primaryMs;
+                var task = time.schedule(() -> f.complete("ok"), (long) (ms * MS));
+                ctx.onCancel(task::cancel);
+                return f;
+            });
+            time.advanceNanos(MS);
+        }
+        time.advance(Duration.ofMinutes(1)); // every sampled loser finishes or reaches its bound
+        out[0] = ex.savings();
+        assertThat(ex.stats().pendingAttempts()).isZero();
+        assertThat(ex.stats().pendingTimers()).isZero();
+        java.util.Arrays.sort(primaries);
+        return primaries;
+    }
+
+    @Test
+    void should_estimate_the_unhedged_p999_within_a_tenth_when_a_sample_of_beaten_primaries_finishes() {
+        int calls = 300_000;
+        HedgeSavings[] sampled = new HedgeSavings[1];
+        double[] primaries = paretoRun(0.1, calls, sampled);
+        double trueP99 = primaries[(int) (0.99 * calls) - 1] * MS;
+        double trueP999 = primaries[(int) (0.999 * calls) - 1] * MS;
+
+        HedgeSavings s = sampled[0];
+        assertThat((double) s.unhedgedEstimate().p99Nanos()).isCloseTo(trueP99, withinPercentage(10));
+        assertThat((double) s.unhedgedEstimate().p999Nanos()).isCloseTo(trueP999, withinPercentage(10));
+        // the share finished: about a tenth fewer censored primaries than hedges won
+        assertThat(s.censoredPrimaries()).isPositive();
+        assertThat(s.hedged().p999Nanos()).isLessThan((long) (0.5 * trueP999));
+    }
+
+    @Test
+    void should_leave_every_nth_beaten_primary_running_and_bound_it_when_loser_sampling_is_set() throws Exception {
+        VirtualTimeScheduler time = new VirtualTimeScheduler();
+        java.util.List<io.github.hedge.core.event.CallCompleted> done = new java.util.ArrayList<>();
+        HedgedExecutor ex = HedgedExecutor.of(
+                "sampled",
+                HedgeConfig.builder()
+                        .ticker(time)
+                        .scheduler(time)
+                        .idempotentByDefault(true)
+                        .budget(HedgeBudget.unlimited())
+                        .delay(DelayPolicy.fixed(Duration.ofMillis(10)))
+                        .loserSampling(0.5)
+                        .build());
+        ex.events().subscribe(io.github.hedge.core.event.CallCompleted.class, done::add);
+        java.util.List<Probe> probes = new java.util.ArrayList<>();
+        for (int i = 0; i < 4; i++) {
+            Probe probe = new Probe(time);
+            probes.add(probe);
+            CompletableFuture<String> call = ex.executeAsync(probe);
+            time.advance(Duration.ofMillis(10));
+            probe.attempt(2).complete("hedge"); // the hedge wins at once
+            assertThat(call.get()).isEqualTo("hedge");
+        }
+        // every second beaten primary (calls 2 and 4) is left running, the others are cancelled
+        assertThat(probes).extracting(p -> p.hooksRun.get()).containsExactly(1, 0, 1, 0);
+        assertThat(done)
+                .extracting(c -> c.attempts().get(0).outcome())
+                .containsExactly(
+                        io.github.hedge.core.event.AttemptRecord.AttemptOutcome.CANCELLED,
+                        io.github.hedge.core.event.AttemptRecord.AttemptOutcome.LEFT_RUNNING,
+                        io.github.hedge.core.event.AttemptRecord.AttemptOutcome.CANCELLED,
+                        io.github.hedge.core.event.AttemptRecord.AttemptOutcome.LEFT_RUNNING);
+        assertThat(ex.stats().pendingAttempts()).isEqualTo(2);
+
+        probes.get(1).attempt(1).complete("late"); // answers: its bound is lifted at once
+        assertThat(ex.stats().pendingAttempts()).isEqualTo(1);
+        // call 4 took 10 ms: its primary may run 100 times that, but at least 1 s
+        time.advance(Duration.ofMillis(999));
+        assertThat(probes.get(3).hooksRun.get()).isZero();
+        time.advance(Duration.ofMillis(2));
+        assertThat(probes.get(3).hooksRun.get()).isEqualTo(1);
+        assertThat(ex.stats().pendingAttempts()).isZero();
+        assertThat(ex.stats().pendingTimers()).isZero();
+        time.advance(Duration.ofSeconds(2));
+        // the savings saw one real latency (call 2's primary) and three lower bounds
+        assertThat(ex.savings().censoredPrimaries()).isEqualTo(3);
+        assertThat(ex.savings().unhedgedEstimate().count()).isEqualTo(4);
+    }
+
     @Test
     void should_show_no_samples_when_no_call_has_run() {
         HedgeSavings s = HedgedExecutor.ofDefaults("idle").savings();

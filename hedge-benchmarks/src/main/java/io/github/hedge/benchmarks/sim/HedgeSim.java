@@ -25,14 +25,15 @@ public final class HedgeSim {
     static final String USAGE = String.join(
             System.lineSeparator(),
             "usage: java -jar hedge-sim.jar COMMAND [options]",
-            "  tail   --dist SPEC --budget B --requests N --seed S [--rate R] [--json] [--plot FILE.png]",
+            "  tail   --dist SPEC --budget B --requests N --seed S [--rate R] [--loser-sampling SHARE] [--json]"
+                    + " [--plot FILE.png]",
             "  plot   --dist SPEC --budget B --requests N --seed S [--rate R] --out FILE.png",
             "  shift  --dist SPEC --budget B --seed S [--rate R] [--healthy SEC] [--slow SEC] [--after SEC]"
                     + " [--factor F] [--sample SEC]",
             "  load   --dist SPEC --budget B --requests N --seed S [--servers K] [--utilizations 0.5,0.7,0.9]",
             "  timers [--samples N] [--calls N]",
             "  sweep  [--dists SPEC;SPEC...] [--budgets 0.001,0.01,0.05,0.1] [--requests N] [--large-requests N]"
-                    + " [--seed S] [--rate R]",
+                    + " [--seed S] [--rate R] [--loser-sampling SHARE]",
             "SPEC: " + Distribution.FORMS);
 
     private static final String DEFAULT_DIST = "lognormal:0,1";
@@ -91,7 +92,8 @@ public final class HedgeSim {
         }
     }
 
-    private static final Set<String> TAIL_OPTIONS = Set.of("dist", "budget", "requests", "seed", "rate", "plot", "out");
+    private static final Set<String> TAIL_OPTIONS =
+            Set.of("dist", "budget", "requests", "seed", "rate", "plot", "out", "loser-sampling");
 
     private static int tail(List<String> rest, PrintStream out, boolean plotCommand) throws Exception {
         CliArgs a = CliArgs.parse(rest, TAIL_OPTIONS, Set.of("json"));
@@ -104,7 +106,7 @@ public final class HedgeSim {
         if (plotCommand && plot == null) {
             throw new UsageException("plot needs --out FILE.png");
         }
-        TailSim.Config c = new TailSim.Config(dist, budget, requests, seed, rate);
+        TailSim.Config c = new TailSim.Config(dist, budget, requests, seed, rate, a.number("loser-sampling", 0, 0, 1));
         log(String.format(
                 "tail %s budget %s: %d requests at %.0f/s, seed %d", dist.spec(), budget, requests, rate, seed));
         long t0 = System.nanoTime();
@@ -175,7 +177,9 @@ public final class HedgeSim {
 
     private static int sweep(List<String> rest, PrintStream out) {
         CliArgs a = CliArgs.parse(
-                rest, Set.of("dists", "budgets", "requests", "large-requests", "seed", "rate"), Set.of("json"));
+                rest,
+                Set.of("dists", "budgets", "requests", "large-requests", "seed", "rate", "loser-sampling"),
+                Set.of("json"));
         List<Distribution> dists = new java.util.ArrayList<>();
         String ds = a.string("dists", null);
         for (String spec : ds == null ? SweepSim.DEFAULT_DISTS : ds.split(";")) {
@@ -209,7 +213,8 @@ public final class HedgeSim {
                 small,
                 large,
                 a.integer("seed", 1, Long.MIN_VALUE, Long.MAX_VALUE),
-                a.number("rate", 1000, 1e-3, 1e9));
+                a.number("rate", 1000, 1e-3, 1e9),
+                a.number("loser-sampling", 0, 0, 1));
         log("sweep: " + dists.size() + " distributions x " + budgets.length + " budgets");
         SweepSim.run(c, out);
         return 0;

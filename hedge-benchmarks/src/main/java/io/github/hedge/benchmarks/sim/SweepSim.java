@@ -51,6 +51,7 @@ public final class SweepSim {
         final int largeRequests;
         final long seed;
         final double rate;
+        final double loserSampling;
 
         /**
          * @param dists the distributions
@@ -59,6 +60,7 @@ public final class SweepSim {
          * @param largeRequests requests per cell where b &le; 0.01
          * @param seed the seed of every cell
          * @param rate arrivals per virtual second
+         * @param loserSampling the hedged variant's {@code HedgeConfig.loserSampling}, in [0, 1]
          */
         public Config(
                 List<Distribution> dists,
@@ -66,13 +68,15 @@ public final class SweepSim {
                 int smallRequests,
                 int largeRequests,
                 long seed,
-                double rate) {
+                double rate,
+                double loserSampling) {
             this.dists = dists;
             this.budgets = budgets;
             this.smallRequests = smallRequests;
             this.largeRequests = largeRequests;
             this.seed = seed;
             this.rate = rate;
+            this.loserSampling = loserSampling;
         }
     }
 
@@ -89,7 +93,7 @@ public final class SweepSim {
         for (Distribution dist : c.dists) {
             for (double b : c.budgets) {
                 int requests = b <= 0.01 ? c.largeRequests : c.smallRequests;
-                TailSim.Config tc = new TailSim.Config(dist, b, requests, c.seed, c.rate);
+                TailSim.Config tc = new TailSim.Config(dist, b, requests, c.seed, c.rate, c.loserSampling);
                 long t0 = System.nanoTime();
                 TailSim.Result r = TailSim.run(tc);
                 HedgeSim.log(String.format(
@@ -121,7 +125,8 @@ public final class SweepSim {
                 .field("dist", c.dist.spec())
                 .field("budget", b)
                 .field("requests", c.requests)
-                .field("seed", c.seed);
+                .field("seed", c.seed)
+                .field("loser_sampling", c.loserSampling);
         for (String v : new String[] {"unhedged", "hedged", "fixed", "oracle"}) {
             Percentiles p = r.variants.get(v);
             j.beginObject(v)

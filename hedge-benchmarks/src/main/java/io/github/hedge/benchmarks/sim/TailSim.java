@@ -23,6 +23,7 @@ public final class TailSim {
         final int requests;
         final long seed;
         final double ratePerSecond;
+        final double loserSampling;
 
         /**
          * @param dist latency distribution
@@ -30,13 +31,29 @@ public final class TailSim {
          * @param requests number of requests
          * @param seed the seed of every draw
          * @param ratePerSecond Poisson arrival rate in virtual time
+         * @param loserSampling the hedged variant's {@code HedgeConfig.loserSampling}, in [0, 1]
          */
-        public Config(Distribution dist, double budget, int requests, long seed, double ratePerSecond) {
+        public Config(
+                Distribution dist, double budget, int requests, long seed, double ratePerSecond, double loserSampling) {
             this.dist = dist;
             this.budget = budget;
             this.requests = requests;
             this.seed = seed;
             this.ratePerSecond = ratePerSecond;
+            this.loserSampling = loserSampling;
+        }
+
+        /**
+         * The library's defaults for loser sampling (none).
+         *
+         * @param dist latency distribution
+         * @param budget b, the extra-load budget
+         * @param requests number of requests
+         * @param seed the seed of every draw
+         * @param ratePerSecond Poisson arrival rate in virtual time
+         */
+        public Config(Distribution dist, double budget, int requests, long seed, double ratePerSecond) {
+            this(dist, budget, requests, seed, ratePerSecond, 0);
         }
     }
 
@@ -123,6 +140,7 @@ public final class TailSim {
         io.github.hedge.core.HedgedExecutor[] holder = new io.github.hedge.core.HedgedExecutor[1];
         HedgeConfig hedgedConfig = HedgeConfig.builder()
                 .maxExtraLoad(c.budget)
+                .loserSampling(c.loserSampling)
                 .ticker(hedgedClock)
                 .scheduler(hedgedClock)
                 .idempotentByDefault(true)

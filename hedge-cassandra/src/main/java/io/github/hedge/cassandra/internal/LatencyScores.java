@@ -15,6 +15,13 @@ import java.util.concurrent.ConcurrentHashMap;
  * of the nodes' scores goes to the back of the plan until {@code retryPeriod} passes without a new measurement, then it
  * is tried again (probed) and scored afresh.
  *
+ * <p><b>Stalls.</b> A node that stops answering (a GC pause, {@code SIGSTOP}, a hung disk) produces
+ * no measurement at all until it resumes, so its score cannot move. When the caller reports
+ * attempts as they start and end ({@link #started}, {@link #ended}), a node with attempts in flight
+ * that has answered nothing for {@link #STALL_FACTOR} times its usual latency (its score, or the
+ * reference score, at least {@link #FLOOR_NANOS}) is <i>stalled</i>: it goes to the back of the plan,
+ * behind the excluded nodes, until it answers again.
+ *
  * <p>Thread-safe: each score is updated under its own lock; reads are racy but consistent per node.
  *
  * @param <K> the node key
@@ -97,8 +104,23 @@ public final class LatencyScores<K> {
         if (excluded == null) {
             return candidates;
         }
-        excluded.sort((a, b) -> Double.compare(scores.get(a).average, scores.get(b).average));
-        kept.addAll(excluded);
+        // the slow ones by their score, then the stalled ones (a stall has no score yet); ranks are
+        // read once, so concurrent updates cannot make the comparison inconsistent
+        int m = excluded.size();
+        double[] rank = new double[m];
+        Integer[] idx = new Integer[m];
+        for (int i = 0; i < m; i++) {
+            Score s = scores.get(excluded.get(i));
+            idx[i] = i;
+            synchronized (s) {
+                double avg = Double.isNaN(s.average) ? Double.MAX_VALUE / 4 : s.average;
+                rank[i] = s.stalled(now, best) ? Double.MAX_VALUE / 2 + avg / 4 : avg;
+            }
+        }
+        Arrays.sort(idx, (a, b) -> Double.compare(rank[a], rank[b]));
+        for (Integer i : idx) {
+            kept.add(excluded.get(i));
+        }
         return kept;
     }
 
@@ -108,9 +130,53 @@ public final class LatencyScores<K> {
             return false;
         }
         synchronized (s) {
-            return s.count >= minMeasurements && now - s.lastNanos < retryPeriodNanos && s.average > threshold * best;
+            return s.stalled(now, best)
+                    || (s.count >= minMeasurements
+                            && now - s.lastNanos < retryPeriodNanos
+                            && s.average > threshold * best);
         }
     }
+
+    /**
+     * An attempt to this node starts; pair with {@link #ended}.
+     *
+     * @param key the node
+     */
+    public void started(K key) {
+        scores.computeIfAbsent(key, k -> new Score()).started(ticker.nanoTime());
+    }
+
+    /**
+     * An attempt to this node ended, however (answer, error, cancellation); pair of {@link #started}.
+     *
+     * @param key the node
+     */
+    public void ended(K key) {
+        Score s = scores.get(key);
+        if (s != null) {
+            s.ended(ticker.nanoTime());
+        }
+    }
+
+    /**
+     * @param key a node
+     * @return whether the node has attempts in flight and has been silent for too long (see the
+     *     class comment)
+     */
+    public boolean isStalled(K key) {
+        Score s = scores.get(key);
+        if (s == null) {
+            return false;
+        }
+        long now = ticker.nanoTime();
+        double best = best(now);
+        synchronized (s) {
+            return s.stalled(now, best);
+        }
+    }
+
+    /** A node silent with attempts in flight for this many times its usual latency is stalled. */
+    static final double STALL_FACTOR = 4.0;
 
     /** A sample counts at most this many times the current average. */
     static final double CLIP = 4.0;
@@ -163,6 +229,35 @@ public final class LatencyScores<K> {
         private long count;
         private long lastNanos;
         private double average = Double.NaN;
+        /** attempts started and not ended */
+        private int inFlight;
+        /** when in-flight last went from 0 to 1, or the node last ended an attempt, if later */
+        private long quietSince;
+
+        synchronized void started(long now) {
+            if (inFlight++ == 0) {
+                quietSince = now;
+            }
+        }
+
+        synchronized void ended(long now) {
+            if (inFlight > 0) {
+                inFlight--;
+            }
+            quietSince = now;
+        }
+
+        /** Caller holds the lock. */
+        boolean stalled(long now, double best) {
+            if (inFlight == 0) {
+                return false;
+            }
+            double usual = Double.isNaN(average) ? best : average;
+            if (Double.isNaN(usual)) {
+                return false;
+            }
+            return now - quietSince > STALL_FACTOR * Math.max(usual, FLOOR_NANOS);
+        }
 
         synchronized void update(long now, long latencyNanos) {
             if (count > 0 && now - lastNanos >= retryPeriodNanos) {

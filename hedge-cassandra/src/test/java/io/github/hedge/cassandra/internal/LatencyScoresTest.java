@@ -57,4 +57,57 @@ class LatencyScoresTest {
         assertThat(scores.isExcluded("c")).isFalse();
         assertThat(scores.averageNanos("c")).isEqualTo(TimeUnit.MILLISECONDS.toNanos(2));
     }
+
+    private void warmUp() {
+        for (int i = 0; i < 5; i++) {
+            record("a", 2);
+            record("b", 2);
+            record("c", 2);
+        }
+    }
+
+    @Test
+    void should_put_a_stalled_node_last_when_it_answers_nothing_with_attempts_in_flight() {
+        warmUp();
+        scores.started("c");
+        now.addAndGet(TimeUnit.MILLISECONDS.toNanos(8)); // 4x its 2 ms: not yet
+        assertThat(scores.isStalled("c")).isFalse();
+        scores.started("c");
+        now.addAndGet(TimeUnit.MILLISECONDS.toNanos(1));
+        assertThat(scores.isStalled("c")).isTrue();
+        assertThat(scores.isExcluded("c")).isTrue();
+        assertThat(scores.order(List.of("c", "a", "b"))).containsExactly("a", "b", "c");
+
+        scores.ended("c"); // it answered: not stalled, whatever is still in flight
+        assertThat(scores.isStalled("c")).isFalse();
+        assertThat(scores.order(List.of("c", "a", "b"))).containsExactly("c", "a", "b");
+    }
+
+    @Test
+    void should_put_a_stalled_node_behind_a_slow_one_when_both_are_excluded() {
+        for (int i = 0; i < 5; i++) {
+            record("a", 2);
+            record("b", 2);
+            record("c", 2);
+            record("d", 250);
+        }
+        scores.started("c");
+        now.addAndGet(TimeUnit.MILLISECONDS.toNanos(20));
+        assertThat(scores.order(List.of("c", "d", "a", "b"))).containsExactly("a", "b", "d", "c");
+    }
+
+    @Test
+    void should_not_call_a_node_stalled_when_it_has_nothing_in_flight_or_keeps_answering() {
+        warmUp();
+        now.addAndGet(TimeUnit.SECONDS.toNanos(1)); // idle for a long time: not a stall
+        assertThat(scores.isStalled("c")).isFalse();
+        scores.started("c"); // the first attempt after the silence starts the clock afresh
+        assertThat(scores.isStalled("c")).isFalse();
+        for (int i = 0; i < 100; i++) { // busy, answering one of its attempts every millisecond
+            scores.started("c");
+            now.addAndGet(TimeUnit.MILLISECONDS.toNanos(1));
+            scores.ended("c");
+            assertThat(scores.isStalled("c")).isFalse();
+        }
+    }
 }

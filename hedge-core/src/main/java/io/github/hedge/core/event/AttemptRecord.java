@@ -30,6 +30,12 @@ public record AttemptRecord(
         /** it failed */
         FAILED,
         /** it was cancelled because another attempt won, the caller cancelled, or the deadline passed */
-        CANCELLED
+        CANCELLED,
+        /**
+         * a primary beaten by a hedge and left to finish, not cancelled, so the savings estimate
+         * sees its real latency ({@code HedgeConfig.Builder#loserSampling}); it was still running
+         * when the call completed
+         */
+        LEFT_RUNNING
     }
 }

@@ -2,6 +2,7 @@ package io.github.hedge.core.internal;
 
 import io.github.hedge.core.AttemptContext;
 import io.github.hedge.core.event.AttemptRecord;
+import io.github.hedge.core.spi.ScheduledTask;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.time.Duration;
@@ -49,6 +50,10 @@ final class Attempt<T> implements AttemptContext, BiConsumer<T, Throwable>, Runn
     Throwable error;
     /** The delay armed after this attempt before the next, for the HedgeSent event; written before arming. */
     volatile long hedgeDelayNanos;
+    /** Set when this primary, beaten by a hedge, is left to finish for the savings estimate. */
+    volatile boolean leftRunning;
+    /** The timer that cancels it if it runs too long; null unless left running. */
+    volatile ScheduledTask sampleCap;
     /** Reserved by a failure as a retry and not started yet; guarded by the call's monitor. */
     boolean retryPending;
 
@@ -218,7 +223,9 @@ final class Attempt<T> implements AttemptContext, BiConsumer<T, Throwable>, Runn
                 outcome = AttemptRecord.AttemptOutcome.CANCELLED;
                 break;
             default:
-                outcome = AttemptRecord.AttemptOutcome.CANCELLED;
+                outcome = leftRunning
+                        ? AttemptRecord.AttemptOutcome.LEFT_RUNNING
+                        : AttemptRecord.AttemptOutcome.CANCELLED;
                 end = callEndNanos;
         }
         Throwable e = error;

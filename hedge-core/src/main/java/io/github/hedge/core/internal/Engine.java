@@ -38,6 +38,12 @@ public final class Engine {
     final LatencyTracker tracker;
     /** Primaries' and calls' latency for {@link #savings()}. */
     final Savings savings;
+    /** The share of beaten primaries left to finish, in [0, 1]. */
+    final double loserSampling;
+    /** The savings window, in ns: the longest a sampled loser may run. */
+    final long savingsWindowNanos;
+    /** Beaten primaries seen so far, for the deterministic sample. */
+    private final AtomicLong beatenPrimaries = new AtomicLong();
 
     final HedgeBudget budget;
     /** Whether the budget reads the executor's own ticker, so the call's start time can be reused. */
@@ -90,6 +96,8 @@ public final class Engine {
                 .build());
         this.budgetSharesTicker = budget.ticker() == ticker;
         this.savings = new Savings(ticker, config.savingsWindow());
+        this.loserSampling = config.loserSampling();
+        this.savingsWindowNanos = Checks.positiveNanos("savingsWindow", config.savingsWindow());
         this.idempotentByDefault = config.idempotentByDefault();
         this.defaultDeadlineNanos = config.deadline().map(d -> d.toNanos()).orElse(0L);
         this.propagators = config.contextPropagators();
@@ -97,6 +105,19 @@ public final class Engine {
 
     public String name() {
         return name;
+    }
+
+    /**
+     * @return whether the primary just beaten by a hedge is left to finish: true for every
+     *     {@code 1/loserSampling}-th one
+     */
+    boolean sampleBeatenPrimary() {
+        double share = loserSampling;
+        if (share <= 0) {
+            return false;
+        }
+        long n = beatenPrimaries.getAndIncrement();
+        return (long) ((n + 1) * share) > (long) (n * share);
     }
 
     public HedgeConfig config() {

@@ -45,6 +45,9 @@ final class HedgedCall<T> extends CompletableFuture<T> implements DelayContext {
     /** The shortest wait before a deferred hedge checks the budget again, in ns. */
     static final long MIN_BUDGET_RECHECK_NANOS = 1_000_000L;
 
+    /** The shortest time a primary left running for the savings sample may run on, in ns. */
+    static final long MIN_SAMPLE_CAP_NANOS = 1_000_000_000L;
+
     /** 1 for a call that may not be hedged. */
     private final int maxAttempts;
 
@@ -363,11 +366,11 @@ final class HedgedCall<T> extends CompletableFuture<T> implements DelayContext {
             publishNotHedged(NotHedged.Reason.PUSHBACK);
         } else if (wait >= 0) {
             if (!scheduleHedgeTimer(prev, wait)) {
-                publishNotHedgedIfBudgetWait();
+                refusedIfBudgetWait();
                 endIfIdle();
             }
         } else if (denied) {
-            publishNotHedged(NotHedged.Reason.BUDGET_EXHAUSTED);
+            refusedByBudget();
         } else {
             startHedge(
                     next,
@@ -392,6 +395,7 @@ final class HedgedCall<T> extends CompletableFuture<T> implements DelayContext {
             }
             hedgeTimer = null;
             retryAfterPushback = false;
+            budgetWait = false; // not the budget's doing any more
         }
         engine.logSchedulerFailure(new RejectedExecutionException("scheduler closed with a hedge timer pending"));
         publishNotHedged(NotHedged.Reason.SCHEDULER_REJECTED);
@@ -457,24 +461,38 @@ final class HedgedCall<T> extends CompletableFuture<T> implements DelayContext {
         return null;
     }
 
-    /** Counts a denial and publishes {@link BudgetExhausted}; NotHedged follows once it is final. */
+    /**
+     * Publishes {@link BudgetExhausted}: the budget had no token for attempt {@code number}. It is
+     * counted in {@code budgetDenied}, with {@code NotHedged}, once the refusal is final.
+     */
     private void denied(int number) {
-        engine.budgetDenied.increment();
         if (engine.events.hasListeners()) {
             engine.events.publish(new BudgetExhausted(engine.name, callId(), number, engine.ticker.nanoTime()));
         }
     }
 
-    /** A hedge that waited for a token will never be sent (the call ended, or its timer failed). */
-    private void publishNotHedgedIfBudgetWait() {
-        boolean waiting;
+    /** The budget refused a hedge for good: counted, and {@code NotHedged} published. */
+    private void refusedByBudget() {
+        engine.budgetDenied.increment();
+        publishNotHedged(NotHedged.Reason.BUDGET_EXHAUSTED);
+    }
+
+    /**
+     * A hedge that waited for a token will never be sent (the call ended, or its timer failed).
+     * Called after the call is DONE by the thread that made it so, or with no hedge timer armed:
+     * {@code budgetWait} is then stable, so the hot path reads it without the monitor.
+     */
+    private void refusedIfBudgetWait() {
+        if (!budgetWait) {
+            return;
+        }
         synchronized (this) {
-            waiting = budgetWait;
+            if (!budgetWait) {
+                return;
+            }
             budgetWait = false;
         }
-        if (waiting) {
-            publishNotHedged(NotHedged.Reason.BUDGET_EXHAUSTED);
-        }
+        refusedByBudget();
     }
 
     private void publishNotHedged(NotHedged.Reason reason) {
@@ -519,6 +537,10 @@ final class HedgedCall<T> extends CompletableFuture<T> implements DelayContext {
             return; // it was cancelled first: a loser, already accounted for
         }
         engine.attemptsEnded.increment();
+        ScheduledTask cap = a.sampleCap;
+        if (cap != null) {
+            cap.cancel(); // a primary left running for the savings sample answered in time
+        }
         if (error == null) {
             engine.tracker.record(a.target, now - a.startNanos);
             if (a.number == 1) {
@@ -586,7 +608,7 @@ final class HedgedCall<T> extends CompletableFuture<T> implements DelayContext {
         cancel(deadlineT);
         if (deniedNumber > 0) {
             denied(deniedNumber);
-            publishNotHedged(NotHedged.Reason.BUDGET_EXHAUSTED);
+            refusedByBudget();
         }
         if (pushbackWait >= 0) {
             if (!scheduleHedgeTimer(waitAfter, pushbackWait)) {
@@ -600,6 +622,9 @@ final class HedgedCall<T> extends CompletableFuture<T> implements DelayContext {
         }
         if (!win && failure == null) {
             return;
+        }
+        if (win && a.number > 1 && losers != null && engine.loserSampling > 0) {
+            losers = leaveSampledPrimaryRunning(losers, now);
         }
         cancelAll(losers, now);
         if (win) {
@@ -691,15 +716,58 @@ final class HedgedCall<T> extends CompletableFuture<T> implements DelayContext {
             return;
         }
         for (Attempt<T> o : running) {
-            if (o.cancel(now)) {
-                engine.attemptsEnded.increment();
-                // a cancelled attempt only shows its latency exceeds its elapsed time: a censored sample
-                engine.tracker.recordCensored(o.target, now - o.startNanos);
-                if (o.number == 1) {
-                    engine.savings.primaryCancelled(now - o.startNanos);
-                }
+            cancelOne(o, now);
+        }
+    }
+
+    private void cancelOne(Attempt<T> o, long now) {
+        if (o.cancel(now)) {
+            engine.attemptsEnded.increment();
+            // a cancelled attempt only shows its latency exceeds its elapsed time: a censored sample
+            engine.tracker.recordCensored(o.target, now - o.startNanos);
+            if (o.number == 1) {
+                engine.savings.primaryCancelled(now - o.startNanos);
             }
         }
+    }
+
+    /**
+     * A hedge won: when the sample ({@link io.github.hedge.core.HedgeConfig.Builder#loserSampling}) picks this call, the
+     * beaten primary is taken out of the losers and left to finish, so its real latency reaches
+     * the savings estimate and the tracker; a timer cancels it after 100 times the call's duration
+     * (at least 1 s, at most the savings window).
+     *
+     * @return the losers to cancel now
+     */
+    private List<Attempt<T>> leaveSampledPrimaryRunning(List<Attempt<T>> losers, long now) {
+        Attempt<T> primary = null;
+        for (Attempt<T> o : losers) {
+            if (o.number == 1) {
+                primary = o;
+            }
+        }
+        if (primary == null || !engine.sampleBeatenPrimary()) {
+            return losers;
+        }
+        List<Attempt<T>> rest = new ArrayList<>(losers);
+        rest.remove(primary);
+        long took = Math.max(0, now - startNanos);
+        long window = engine.savingsWindowNanos;
+        long cap = took >= window / 100 ? window : Math.min(window, Math.max(MIN_SAMPLE_CAP_NANOS, took * 100));
+        Attempt<T> p = primary;
+        p.leftRunning = true;
+        ScheduledTask t;
+        try {
+            t = engine.timers.schedule(() -> cancelOne(p, engine.ticker.nanoTime()), () -> cancelOne(p, now), cap);
+        } catch (RuntimeException e) {
+            p.leftRunning = false;
+            return losers; // no timer to bound it: cancel it with the others
+        }
+        p.sampleCap = t;
+        if (!p.isRunning()) {
+            t.cancel(); // it finished before the timer was stored
+        }
+        return rest;
     }
 
     private static void cancel(ScheduledTask t) {
@@ -770,10 +838,10 @@ final class HedgedCall<T> extends CompletableFuture<T> implements DelayContext {
 
     /** Publishes CallCompleted with the per-attempt trace, when anyone listens. */
     private void finish(CallCompleted.CallOutcome outcome, int winner, long now) {
+        refusedIfBudgetWait(); // a hedge deferred for want of a token never went out
         if (!engine.events.hasListeners()) {
             return;
         }
-        publishNotHedgedIfBudgetWait(); // a hedge deferred for want of a token never went out
         List<AttemptRecord> trace;
         synchronized (this) {
             trace = new ArrayList<>(started);

@@ -63,7 +63,7 @@ import java.util.function.ToLongFunction;
  *       <td>{@code outcome}: success|failure|deadline_exceeded|cancelled</td>
  *       <td>{@link CallCompleted}</td></tr>
  *   <tr><td>{@code hedge.attempts}</td><td>counter, attempts</td>
- *       <td>{@code outcome}: won|succeeded_late|failed|cancelled; {@code kind}: primary|hedge</td>
+ *       <td>{@code outcome}: won|succeeded_late|failed|cancelled|left_running; {@code kind}: primary|hedge</td>
  *       <td>{@link CallCompleted#attempts()}</td></tr>
  *   <tr><td>{@code hedge.hedges.sent}</td><td>counter, hedges</td>
  *       <td>{@code reason}: delay_elapsed|previous_failed|budget_deferred</td><td>{@link HedgeSent}</td></tr>

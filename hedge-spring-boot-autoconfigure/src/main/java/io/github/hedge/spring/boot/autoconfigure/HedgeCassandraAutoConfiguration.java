@@ -83,9 +83,12 @@ public class HedgeCassandraAutoConfiguration {
         }
 
         /**
-         * Gives the session's instance the error classifier of {@link HedgedCqlSession#defaultConfig()}:
-         * a query the server rejects fails on every replica, so it ends the call. Runs before the
-         * application's customizers, which may replace it.
+         * Gives the session's instance what {@link HedgedCqlSession#defaultConfig()} adds to the
+         * properties: a query the server rejects fails on every replica, so it ends the call; and
+         * every beaten primary is left to finish ({@code loserSampling(1.0)}: the server runs it to
+         * the end anyway, and the session lets the driver read its answer), so what hedging saved is
+         * computed from real latencies. Runs before the application's customizers, which may replace
+         * both.
          *
          * @param properties the {@code hedge.*} properties
          * @return the customizer
@@ -96,7 +99,7 @@ public class HedgeCassandraAutoConfiguration {
         }
     }
 
-    /** Sets the wrapped session's error classifier on its instance. Stateless. */
+    /** Sets the wrapped session's error classifier and loser sampling on its instance. Stateless. */
     static final class CassandraErrorClassifier implements HedgeConfigCustomizer, Ordered {
         private final String instance;
 
@@ -107,7 +110,8 @@ public class HedgeCassandraAutoConfiguration {
         @Override
         public void customize(String instanceName, HedgeConfig.Builder builder) {
             if (instance.equals(instanceName)) {
-                builder.errorClassifier(ErrorClassifier.fatalOn(QueryValidationException.class));
+                builder.errorClassifier(ErrorClassifier.fatalOn(QueryValidationException.class))
+                        .loserSampling(1.0);
             }
         }
 

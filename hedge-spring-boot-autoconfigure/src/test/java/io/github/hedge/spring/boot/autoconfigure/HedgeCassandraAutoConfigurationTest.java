@@ -109,6 +109,8 @@ class HedgeCassandraAutoConfigurationTest {
                     HedgedExecutor executor =
                             instances.registry().find("cassandra").orElseThrow();
                     assertThat(session.executor()).isSameAs(executor);
+                    // what HedgedCqlSession.defaultConfig() adds for the default Losers.LET_FINISH
+                    assertThat(executor.config().loserSampling()).isEqualTo(1.0);
                     session.execute(SimpleStatement.newInstance(SimulatedCassandra.SELECT)
                             .setIdempotent(true));
                     assertThat(ctx.getBean(MeterRegistry.class)
