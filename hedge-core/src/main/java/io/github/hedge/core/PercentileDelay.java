@@ -231,9 +231,9 @@ public final class PercentileDelay implements DelayPolicy {
         /**
          * @param feedback whether to aim at less demand while the call's budget runs low (default
          *     {@code false}; {@link HedgeConfig.Builder#maxExtraLoad(double)} turns it on): while the
-         *     budget's bucket is less than half full ({@link DelayContext#budgetFill()}) the delay is
-         *     the {@code 1 - (1 - p) * k} percentile, k = 0.8 below half, 0.6 below a quarter, 0.4
-         *     below an eighth. At the
+         *     budget's bucket is less than a quarter full ({@link DelayContext#budgetFill()}) the
+         *     delay is the {@code 1 - (1 - p) * k} percentile, k = 0.8 below a quarter, 0.6 below an
+         *     eighth, 0.4 below a sixteenth. At the
          *     {@code (1 - ratio)} percentile, demand for hedges equals the budget's supply on average,
          *     so the bucket random-walks and every time it touches zero a slow call is denied its
          *     hedge; aiming a little lower while it is low lets it refill, so a budget on a

@@ -84,6 +84,9 @@ public final class TailSim {
          */
         public double[] estimatedUnhedged;
 
+        /** primaries the estimate holds only as lower bounds (cancelled before they answered) */
+        public long censoredPrimaries;
+
         /** hedges sent (hedged, fixed) */
         final long hedgedSent;
 
@@ -175,6 +178,7 @@ public final class TailSim {
                 saved.unhedgedEstimate().p99Nanos() / 1e6,
                 saved.unhedgedEstimate().p999Nanos() / 1e6
             };
+            r.censoredPrimaries = saved.censoredPrimaries();
         }
         return r;
     }
@@ -236,6 +240,7 @@ public final class TailSim {
                     .field("p999", Percentiles.round(r.estimatedUnhedged[1]))
                     .field("p99_over_true", Percentiles.round(r.estimatedUnhedged[0] / u.at(0.99)))
                     .field("p999_over_true", Percentiles.round(r.estimatedUnhedged[1] / u.at(0.999)))
+                    .field("censored_primaries", r.censoredPrimaries)
                     .endObject();
         }
         return j.endObject().toString();

@@ -59,6 +59,18 @@ class TailJsonTest {
     }
 
     @Test
+    void should_observe_more_primaries_to_the_end_when_losers_are_sampled() {
+        TailSim.Config none = new TailSim.Config(Distribution.parse("pareto:2,1"), 0.05, 5000, 1, 1000);
+        TailSim.Config all = new TailSim.Config(Distribution.parse("pareto:2,1"), 0.05, 5000, 1, 1000, 1.0);
+        TailSim.Result cancelled = TailSim.run(none);
+        TailSim.Result sampled = TailSim.run(all);
+        // the same draws, the same calls: only what the estimate sees of the beaten primaries differs
+        assertThat(cancelled.censoredPrimaries).isGreaterThan(50);
+        assertThat(sampled.censoredPrimaries).isLessThan(cancelled.censoredPrimaries / 10);
+        assertThat(TailSim.json(sampled, all)).contains("\"censored_primaries\":" + sampled.censoredPrimaries);
+    }
+
+    @Test
     void jsonWriterEscapesAndNests() {
         String s = new Json()
                 .beginObject()

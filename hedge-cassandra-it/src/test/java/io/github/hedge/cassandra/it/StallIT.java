@@ -88,15 +88,9 @@ class StallIT {
     /**
      * What is asserted: with hedging (both modes) no idempotent request fails through the stall.
      *
-     * <p>Not asserted, because it cannot be made reliable at hedge's default 5% budget: that no
-     * request waits for the stall. Measured here, each mode kept every request under ~160 ms in
-     * some runs and let requests wait 0.9-1.4 s in others (wrapped session: 919 and 1405 ms in two
-     * runs, 160 ms in a third; policy mode: 172 and 537 ms, then 1359 ms). The reason is the
-     * budget, not the machine: a p95 delay spends about the whole 5% in steady state, so when a
-     * third of the primaries hit a stalled node there are few tokens left for the ~120 hedges the
-     * 2 s need, and whether the remaining ones last depends on how fast latency-aware ordering
-     * stops sending primaries to the stalled node. The issue's target (max <= 2 x steady p99 + the
-     * hedge delay) is reported per mode in docs/reliability.md ("met"/"not met").
+     * <p>The issue's bound (max <= 2 x steady p99 + the hedge delay) is reported per mode in
+     * docs/reliability.md ("met"/"not met"), not asserted: the steady p99 of a loaded 2-core
+     * machine varies 3-fold between runs (29-94 ms), and so does the bound.
      */
     @Test
     void should_fail_no_idempotent_request_when_a_node_stalls_with_hedging() {
@@ -109,6 +103,25 @@ class StallIT {
                     .as("%s: failures; first: %s", mode, Scenario.firstError(run))
                     .isZero();
         }
+    }
+
+    /**
+     * The wrapped session waits for no stalled node: a node with requests in flight that has
+     * answered nothing for 4x its usual latency goes to the back of every plan, and a hedge the
+     * budget cannot pay at once is deferred until a token comes back, not given up. Before both,
+     * requests waited 0.9-1.4 s in two runs of three; after, the slowest idempotent request around
+     * the stall took 68, 168 and 184 ms in three runs on a loaded machine. Asserted with room: under
+     * half the stall.
+     */
+    @Test
+    void should_not_wait_for_a_stalled_node_when_the_wrapped_session_hedges() {
+        LoadRun run = runs.get(Mode.HEDGE_WRAPPED);
+        if (run == null) {
+            return;
+        }
+        assertThat(maxAroundStall(run))
+                .as("slowest idempotent request around the stall, ms")
+                .isLessThan(STALL.toMillis() / 2.0);
     }
 
     @Test
