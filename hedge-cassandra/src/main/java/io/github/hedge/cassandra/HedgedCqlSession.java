@@ -26,6 +26,7 @@ import io.github.hedge.core.DelayPolicy;
 import io.github.hedge.core.ErrorClassifier;
 import io.github.hedge.core.HedgeConfig;
 import io.github.hedge.core.HedgedExecutor;
+import io.github.hedge.core.HedgedExecutorRegistry;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -121,7 +122,10 @@ public final class HedgedCqlSession implements CqlSession {
     }
 
     private final CqlSession delegate;
-    private final HedgedExecutor executor;
+    private final String name;
+    private final HedgeConfig config;
+    private final HedgedExecutorRegistry registry; // null: the session's own executor
+    private final HedgedExecutor executor; // the own executor, or the registry's when the session was built
     private final LatencyScores<Node> scores;
     private final boolean inferIdempotence;
     private final Unroutable unroutable;
@@ -132,8 +136,10 @@ public final class HedgedCqlSession implements CqlSession {
 
     private HedgedCqlSession(Builder b) {
         this.delegate = b.delegate;
-        HedgeConfig config = b.config != null ? b.config : defaultConfig(b.losers);
-        this.executor = HedgedExecutor.of(b.name, config);
+        this.name = b.name;
+        this.config = b.config != null ? b.config : defaultConfig(b.losers);
+        this.registry = b.registry;
+        this.executor = registry == null ? HedgedExecutor.of(b.name, config) : registry.executor(b.name, config);
         LatencyAwareOptions la = b.latencyAware;
         this.scores = la.enabled()
                 ? new LatencyScores<>(
@@ -141,7 +147,7 @@ public final class HedgedCqlSession implements CqlSession {
                         la.scale().toNanos(),
                         la.retryPeriod().toNanos(),
                         la.minMeasurements(),
-                        config.ticker())
+                        executor.config().ticker())
                 : null;
         this.inferIdempotence = b.inferIdempotence;
         this.unroutable = b.unroutable;
@@ -220,9 +226,13 @@ public final class HedgedCqlSession implements CqlSession {
                 .build();
     }
 
-    /** @return the executor that runs hedged statements: events, stats, latency, budget */
+    /**
+     * @return the executor that runs hedged statements: events, stats, latency, budget. With {@link
+     *     Builder#registry(HedgedExecutorRegistry)}, the registry's executor of the session's name now
+     *     (it changes when the registry's is replaced)
+     */
     public HedgedExecutor executor() {
-        return executor;
+        return registry == null ? executor : registry.executor(name, config);
     }
 
     /** @return the wrapped session */
@@ -268,13 +278,13 @@ public final class HedgedCqlSession implements CqlSession {
             nonIdempotentLog.log("not hedged: non-idempotent statement ({} more since the last line); declare"
                     + " statements that may run twice with Statement.setIdempotent(true) or"
                     + " basic.request.default-idempotence = true");
-            return executor.executeAsync(options(false, profile, statement), ctx -> delegate.executeAsync(statement));
+            return executor().executeAsync(options(false, profile, statement), ctx -> delegate.executeAsync(statement));
         }
         List<Node> candidates = candidates(statement, profile);
         if (candidates.isEmpty()) {
             return delegate.executeAsync(statement); // no node: the driver reports it as it always did
         }
-        return executor.executeAsync(options(true, profile, statement), ctx -> attempt(ctx, statement, candidates));
+        return executor().executeAsync(options(true, profile, statement), ctx -> attempt(ctx, statement, candidates));
     }
 
     private CallOptions options(boolean idempotent, DriverExecutionProfile profile, Statement<?> statement) {
@@ -423,10 +433,13 @@ public final class HedgedCqlSession implements CqlSession {
 
     @Override
     public String toString() {
-        return "HedgedCqlSession{" + executor.name() + ", " + delegate.getName() + '}';
+        return "HedgedCqlSession{" + name + ", " + delegate.getName() + '}';
     }
 
-    /** Builds a {@link HedgedCqlSession}. Not thread-safe; each {@link #build()} makes a new executor. */
+    /**
+     * Builds a {@link HedgedCqlSession}. Not thread-safe; each {@link #build()} makes a new executor,
+     * unless the executor comes from a {@link #registry(HedgedExecutorRegistry) registry}.
+     */
     public static final class Builder {
         private final CqlSession delegate;
         private String name = "cassandra";
@@ -436,6 +449,7 @@ public final class HedgedCqlSession implements CqlSession {
         private Unroutable unroutable = Unroutable.HEDGE_ACROSS_COORDINATORS;
         private Losers losers = Losers.LET_FINISH;
         private boolean statementText;
+        private HedgedExecutorRegistry registry;
 
         private Builder(CqlSession delegate) {
             this.delegate = Objects.requireNonNull(delegate, "session must not be null");
@@ -508,6 +522,28 @@ public final class HedgedCqlSession implements CqlSession {
          */
         public Builder statementTextInDetails(boolean include) {
             this.statementText = include;
+            return this;
+        }
+
+        /**
+         * Takes the session's executor from a registry instead of building one: on every statement
+         * the session runs on {@code registry.executor(name, hedgeConfig)}, i.e. the registry's
+         * executor of the session's {@link #name(String) name}, created from {@link
+         * #hedgeConfig(HedgeConfig)} (or the default one) only if the registry has none of that name. So the executor is
+         * listed with the registry's others (a {@code HedgeRegistryMetrics} or an application's
+         * endpoint sees it), and when the registry's executor is {@linkplain
+         * HedgedExecutorRegistry#replace replaced} (reconfigured at runtime) the next statement runs
+         * on the new one; statements already running finish on the old one. An executor already in
+         * the registry under that name is used as is, whatever {@code hedgeConfig} says: give each
+         * session sharing a registry its own name. Latency-aware ordering reads the ticker of the
+         * executor present when the session is built.
+         *
+         * @param registry where the executor lives; null (the default) for an executor of the
+         *     session's own, built from {@code hedgeConfig}
+         * @return this
+         */
+        public Builder registry(HedgedExecutorRegistry registry) {
+            this.registry = registry;
             return this;
         }
 

@@ -12,6 +12,8 @@ import com.datastax.oss.driver.api.core.cql.SimpleStatement;
 import io.github.hedge.core.DelayPolicy;
 import io.github.hedge.core.HedgeBudget;
 import io.github.hedge.core.HedgeConfig;
+import io.github.hedge.core.HedgedExecutor;
+import io.github.hedge.core.HedgedExecutorRegistry;
 import io.github.hedge.core.LatencyTracker;
 import io.github.hedge.core.event.AttemptRecord;
 import io.github.hedge.core.event.CallCompleted;
@@ -234,6 +236,49 @@ class HedgedCqlSessionTest {
         long extra = executions - calls;
         assertThat(extra).isPositive().isLessThanOrEqualTo((long) (0.1 * calls));
         assertThat(session.executor().stats().budgetDenied()).isPositive();
+    }
+
+    @Test
+    void should_run_on_the_registry_executor_and_follow_its_replacement_when_built_with_a_registry() {
+        HedgedExecutorRegistry registry = HedgedExecutorRegistry.ofDefaults();
+        HedgeConfig first = HedgeConfig.builder()
+                .delay(DelayPolicy.fixed(Duration.ofMillis(20)))
+                .budget(HedgeBudget.unlimited())
+                .build();
+        HedgedCqlSession session = HedgedCqlSession.builder(driver)
+                .name("reads")
+                .hedgeConfig(first)
+                .registry(registry)
+                .latencyAware(LatencyAwareOptions.disabled())
+                .build();
+
+        // built in the registry under the session's name, from the session's configuration
+        HedgedExecutor registered = registry.find("reads").orElseThrow();
+        assertThat(session.executor()).isSameAs(registered);
+        assertThat(registered.config()).isSameAs(first);
+        session.execute(select(1).setIdempotent(true));
+        assertThat(registered.stats().calls()).isEqualTo(1);
+
+        // reconfigured at runtime: the registry's executor is replaced, the next statement uses the new one
+        HedgedExecutor replacement = HedgedExecutor.of(
+                "reads", HedgeConfig.from(first).maxAttempts(3).build());
+        registry.replace("reads", replacement);
+        assertThat(session.executor()).isSameAs(replacement);
+        session.execute(select(2).setIdempotent(true));
+        assertThat(replacement.stats().calls()).isEqualTo(1);
+        assertThat(registered.stats().calls()).isEqualTo(1);
+        assertThat(Arrays.stream(sim.received(SELECT)).sum()).isEqualTo(2);
+    }
+
+    @Test
+    void should_use_the_executor_already_in_the_registry_when_one_has_the_session_name() {
+        HedgedExecutorRegistry registry = HedgedExecutorRegistry.ofDefaults();
+        HedgedExecutor existing = registry.executor(
+                "cassandra", HedgeConfig.builder().maxAttempts(3).build());
+        HedgedCqlSession session =
+                HedgedCqlSession.builder(driver).registry(registry).build();
+        assertThat(session.executor()).isSameAs(existing);
+        assertThat(registry.getAllExecutors()).containsExactly(existing);
     }
 
     @Test

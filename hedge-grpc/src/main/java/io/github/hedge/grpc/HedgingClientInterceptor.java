@@ -91,6 +91,7 @@ public final class HedgingClientInterceptor implements ClientInterceptor {
     private final StatusClassifier classifier;
     private final int maxRequestBytes;
     private final HedgedExecutorRegistry registry;
+    private final String namePrefix;
     private final ConcurrentHashMap<String, CallPlan> plans = new ConcurrentHashMap<>();
     private final ConcurrentHashMap<String, LongAdder> tooLarge = new ConcurrentHashMap<>();
 
@@ -103,7 +104,8 @@ public final class HedgingClientInterceptor implements ClientInterceptor {
         this.policies = Collections.unmodifiableMap(new LinkedHashMap<>(b.policies));
         this.classifier = new StatusClassifier(b.nonFatalCodes);
         this.maxRequestBytes = b.maxRequestBytes;
-        this.registry = HedgedExecutorRegistry.of(defaults);
+        this.registry = b.registry != null ? b.registry : HedgedExecutorRegistry.of(defaults);
+        this.namePrefix = b.namePrefix;
     }
 
     /** @return a builder with the defaults: {@link #DEFAULT_CONFIG}, UNAVAILABLE non-fatal, 1 MiB */
@@ -136,14 +138,17 @@ public final class HedgingClientInterceptor implements ClientInterceptor {
             return CallPlan.DISABLED;
         }
         boolean idempotent = p.idempotent() != null ? p.idempotent() : method.isSafe() || method.isIdempotent();
-        HedgeConfig.Builder c = HedgeConfig.from(defaults).errorClassifier(classifier);
+        // idempotentByDefault is what each call passes anyway: set so that the executor's own
+        // configuration (an endpoint listing the registry) tells the truth
+        HedgeConfig.Builder c =
+                HedgeConfig.from(defaults).errorClassifier(classifier).idempotentByDefault(idempotent);
         if (p.delay() != null) {
             c.delay(p.delay());
         }
         if (p.maxAttempts() != null) {
             c.maxAttempts(p.maxAttempts());
         }
-        HedgedExecutor executor = registry.executor(name, c.build());
+        HedgedExecutor executor = registry.executor(namePrefix + name, c.build());
         LongAdder large = tooLarge.computeIfAbsent(name, n -> new LongAdder());
         return new CallPlan(executor, idempotent, maxRequestBytes, large);
     }
@@ -170,9 +175,11 @@ public final class HedgingClientInterceptor implements ClientInterceptor {
     }
 
     /**
-     * @return the per-method executors, created at a method's first call and named by its full
-     *     method name ("pkg.Service/Method"); bind {@code HedgeRegistryMetrics.of(executors())} to a
-     *     meter registry for metrics tagged by method (or use {@link GrpcHedgeMetrics})
+     * @return the registry of the per-method executors, created at a method's first call and named
+     *     by the prefix and the full method name ("pkg.Service/Method"; no prefix by default); bind
+     *     {@code HedgeRegistryMetrics.of(executors())} to a meter registry for metrics tagged by
+     *     method (or use {@link GrpcHedgeMetrics}). With {@link Builder#registry(HedgedExecutorRegistry,
+     *     String)} it is the registry given there, which may hold other executors too
      */
     public HedgedExecutorRegistry executors() {
         return registry;
@@ -215,8 +222,30 @@ public final class HedgingClientInterceptor implements ClientInterceptor {
         private final Map<String, MethodPolicy> policies = new LinkedHashMap<>();
         private Set<Status.Code> nonFatalCodes = EnumSet.of(Status.Code.UNAVAILABLE);
         private int maxRequestBytes = DEFAULT_MAX_HEDGED_REQUEST_BYTES;
+        private HedgedExecutorRegistry registry;
+        private String namePrefix = "";
 
         private Builder() {}
+
+        /**
+         * Creates the per-method executors in an existing registry (an application's named
+         * executors) instead of a registry of the interceptor's own, so whatever lists or binds that
+         * registry ({@code HedgeRegistryMetrics}, an actuator endpoint) sees them. Each executor is
+         * named {@code namePrefix + fullMethodName}, e.g. {@code grpc:shop.Catalog/GetItem}: a
+         * bounded set of names, one per method called. The interceptor takes a method's executor at
+         * the method's first call and keeps it; an executor already in the registry under that name
+         * is used as is, so two interceptors that share a registry need different prefixes unless
+         * they are meant to share executors (and budget).
+         *
+         * @param registry where the per-method executors are created
+         * @param namePrefix put before every full method name; may be empty
+         * @return this
+         */
+        public Builder registry(HedgedExecutorRegistry registry, String namePrefix) {
+            this.registry = Objects.requireNonNull(registry, "registry must not be null");
+            this.namePrefix = Objects.requireNonNull(namePrefix, "namePrefix must not be null");
+            return this;
+        }
 
         /**
          * @param defaults what every method starts from: delay, maxAttempts, budget ratio (or a shared

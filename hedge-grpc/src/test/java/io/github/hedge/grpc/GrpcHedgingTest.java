@@ -9,6 +9,8 @@ import io.github.hedge.core.DelayPolicy;
 import io.github.hedge.core.HedgeBudget;
 import io.github.hedge.core.HedgeConfig;
 import io.github.hedge.core.HedgeStats;
+import io.github.hedge.core.HedgedExecutor;
+import io.github.hedge.core.HedgedExecutorRegistry;
 import io.github.hedge.grpc.Backends.Action;
 import io.github.hedge.grpc.Backends.Execution;
 import io.github.hedge.grpc.test.EchoGrpc;
@@ -201,6 +203,46 @@ class GrpcHedgingTest {
         assertThat(stub.append(req("append")).getAttempt()).isEqualTo(2);
         assertThat(stub.put(req("put")).getAttempt()).isEqualTo(1);
         assertThat(backends.executions("put")).hasSize(1);
+    }
+
+    @Test
+    void should_create_the_method_executors_in_the_given_registry_under_the_prefix_when_a_registry_is_given()
+            throws Exception {
+        backends.behave((b, m, r, a) -> Action.reply(a == 1 ? 1_000 : 1));
+        HedgedExecutorRegistry registry = HedgedExecutorRegistry.ofDefaults();
+        HedgedExecutor other = registry.executor("user-reads");
+        HedgingClientInterceptor hedging = hedging(10)
+                .method(
+                        "hedge.test.Echo/Append",
+                        MethodPolicy.builder().idempotent(true).build())
+                .method(
+                        "hedge.test.Echo/Put",
+                        MethodPolicy.builder().idempotent(false).build())
+                .registry(registry, "grpc:")
+                .build();
+        EchoGrpc.EchoBlockingStub stub = EchoGrpc.newBlockingStub(channel(hedging, true));
+
+        assertThat(stub.append(req("append")).getAttempt()).isEqualTo(2);
+        assertThat(stub.put(req("put")).getAttempt()).isEqualTo(1);
+
+        assertThat(hedging.executors()).isSameAs(registry);
+        HedgedExecutor append = registry.find("grpc:hedge.test.Echo/Append").orElseThrow();
+        HedgedExecutor put = registry.find("grpc:hedge.test.Echo/Put").orElseThrow();
+        assertThat(hedging.executor("hedge.test.Echo/Append")).containsSame(append);
+        // the channel's warm-up called Get too; nothing else of the registry was touched
+        assertThat(registry.getAllExecutors())
+                .extracting(HedgedExecutor::name)
+                .containsExactlyInAnyOrder(
+                        "user-reads",
+                        "grpc:hedge.test.Echo/Get",
+                        "grpc:hedge.test.Echo/Append",
+                        "grpc:hedge.test.Echo/Put");
+        assertThat(registry.find("user-reads")).containsSame(other);
+        assertThat(append.stats().hedgesWon()).isEqualTo(1);
+        // each executor's configuration says whether its method is hedged
+        assertThat(append.config().idempotentByDefault()).isTrue();
+        assertThat(put.config().idempotentByDefault()).isFalse();
+        assertThat(put.stats().notHedgedNonIdempotent()).isEqualTo(1);
     }
 
     @Test

@@ -1,2 +1,6 @@
-/** A copyable Spring Boot application that hedges a bean method with {@code @Hedged} and {@code hedge.*} properties. */
+/**
+ * A copyable Spring Boot web application hedged by properties and {@code @Hedged}: a slow simulated
+ * backend, a write that is never hedged, a Cassandra repository on the auto-configured session and a
+ * gRPC client, all listed by the {@code hedges} actuator endpoint.
+ */
 package io.github.hedge.examples.spring;

@@ -2,10 +2,12 @@ package io.github.hedge.spring.boot.actuate;
 
 import io.github.hedge.core.BudgetSnapshot;
 import io.github.hedge.core.DelayPolicy;
+import io.github.hedge.core.HedgeConfig;
 import io.github.hedge.core.HedgeSavings;
 import io.github.hedge.core.HedgeStats;
 import io.github.hedge.core.HedgedExecutor;
 import io.github.hedge.core.LatencySummary;
+import io.github.hedge.core.PercentileDelay;
 import io.github.hedge.spring.boot.autoconfigure.HedgeInstanceSettings;
 import io.github.hedge.spring.boot.autoconfigure.HedgeInstances;
 import io.github.hedge.spring.boot.autoconfigure.InvalidHedgePropertyException;
@@ -21,7 +23,8 @@ import org.springframework.boot.actuate.endpoint.annotation.WriteOperation;
 import org.springframework.lang.Nullable;
 
 /**
- * The {@code hedges} actuator endpoint: each instance's effective configuration, current delay,
+ * The {@code hedges} actuator endpoint: each instance's (and each adapter executor's, such as a gRPC
+ * method's) effective configuration, current delay,
  * recent per-attempt latency, budget and counters ({@code GET /actuator/hedges}, {@code GET
  * /actuator/hedges/{name}}), and a write operation that changes an instance's delay, budget or
  * attempts at runtime ({@code POST /actuator/hedges/{name}} with a JSON body such as {@code
@@ -64,10 +67,42 @@ public class HedgesEndpoint {
     @ReadOperation
     public InstanceDescriptor instance(@Selector String name) {
         HedgeInstanceSettings settings = instances.settings(name).orElse(null);
-        if (settings == null) {
-            return null;
+        if (settings != null) {
+            return describe(settings, instances.executor(name));
         }
-        return describe(settings, instances.executor(name));
+        // an executor an adapter created in the registry (a gRPC method's): described by its own configuration
+        return instances
+                .registry()
+                .find(name)
+                .map(e -> describe(settings(e.config()), e))
+                .orElse(null);
+    }
+
+    /**
+     * An adapter's executor has no properties of its own to show: what its configuration says, the
+     * delay written as for an instance where the policy is one properties can make.
+     */
+    private static HedgeInstanceSettings settings(HedgeConfig c) {
+        DelayPolicy delay = c.delayPolicy();
+        String described = delay.toString();
+        Duration min = null;
+        Duration max = null;
+        if (delay instanceof DelayPolicy.FixedDelay f) {
+            described = "fixed " + text(f.delay());
+        } else if (delay instanceof PercentileDelay p) {
+            min = p.min();
+            max = p.max();
+            described = "percentile " + p.percentile() + " in [" + text(min) + ", " + text(max) + "]";
+        }
+        return new HedgeInstanceSettings(
+                c.maxAttempts(),
+                described,
+                c.budgetRatio(),
+                min,
+                max,
+                c.deadline().orElse(null),
+                c.idempotentByDefault(),
+                null);
     }
 
     /**
@@ -112,6 +147,10 @@ public class HedgesEndpoint {
             });
         } catch (InvalidHedgePropertyException e) {
             throw badRequest(e);
+        } catch (IllegalArgumentException e) { // an adapter's executor
+            InvalidEndpointRequestException bad = new InvalidEndpointRequestException(e.getMessage(), e.getMessage());
+            bad.initCause(e);
+            throw bad;
         }
         return instance(name);
     }

@@ -10,7 +10,10 @@ import io.github.hedge.cassandra.HedgedCqlSession;
 import io.github.hedge.core.ErrorClassifier;
 import io.github.hedge.core.HedgeConfig;
 import java.time.Duration;
+import java.util.Objects;
+import java.util.function.Supplier;
 import org.springframework.beans.BeansException;
+import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.config.BeanDefinition;
 import org.springframework.beans.factory.config.BeanPostProcessor;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
@@ -23,6 +26,7 @@ import org.springframework.boot.context.properties.bind.Binder;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.Role;
+import org.springframework.core.Ordered;
 import org.springframework.core.env.Environment;
 
 /**
@@ -73,8 +77,47 @@ public class HedgeCassandraAutoConfiguration {
         @Bean
         @ConditionalOnMissingBean
         @Role(BeanDefinition.ROLE_INFRASTRUCTURE)
-        static HedgedCqlSessionPostProcessor hedgedCqlSessionPostProcessor(Environment environment) {
-            return new HedgedCqlSessionPostProcessor(environment);
+        static HedgedCqlSessionPostProcessor hedgedCqlSessionPostProcessor(
+                Environment environment, ObjectProvider<HedgeInstances> instances) {
+            return new HedgedCqlSessionPostProcessor(environment, instances::getIfAvailable);
+        }
+
+        /**
+         * Gives the session's instance what {@link HedgedCqlSession#defaultConfig()} adds to the
+         * properties: a query the server rejects fails on every replica, so it ends the call; and
+         * every beaten primary is left to finish ({@code loserSampling(1.0)}: the server runs it to
+         * the end anyway, and the session lets the driver read its answer), so what hedging saved is
+         * computed from real latencies. Runs before the application's customizers, which may replace
+         * both.
+         *
+         * @param properties the {@code hedge.*} properties
+         * @return the customizer
+         */
+        @Bean
+        HedgeConfigCustomizer hedgeCassandraErrorClassifier(HedgeProperties properties) {
+            return new CassandraErrorClassifier(properties.getCassandra().getInstance());
+        }
+    }
+
+    /** Sets the wrapped session's error classifier and loser sampling on its instance. Stateless. */
+    static final class CassandraErrorClassifier implements HedgeConfigCustomizer, Ordered {
+        private final String instance;
+
+        CassandraErrorClassifier(String instance) {
+            this.instance = instance;
+        }
+
+        @Override
+        public void customize(String instanceName, HedgeConfig.Builder builder) {
+            if (instance.equals(instanceName)) {
+                builder.errorClassifier(ErrorClassifier.fatalOn(QueryValidationException.class))
+                        .loserSampling(1.0);
+            }
+        }
+
+        @Override
+        public int getOrder() {
+            return Ordered.HIGHEST_PRECEDENCE;
         }
     }
 
@@ -84,10 +127,13 @@ public class HedgeCassandraAutoConfiguration {
     static class Policy {
         /**
          * @param properties the {@code hedge.*} properties
+         * @param instances the named instances: the session's instance is their {@linkplain
+         *     HedgeInstances#markTemplate template}, copied into the driver's options
          * @return the customizer that installs hedge's driver policies
          */
         @Bean
-        DriverConfigLoaderBuilderCustomizer hedgeDriverConfigCustomizer(HedgeProperties properties) {
+        DriverConfigLoaderBuilderCustomizer hedgeDriverConfigCustomizer(
+                HedgeProperties properties, ObjectProvider<HedgeInstances> instances) {
             String name = properties.getCassandra().getInstance();
             SettingsResolver.Resolved resolved = resolve(properties);
             HedgeProperties.Instance own = properties.getInstances().get(name);
@@ -105,6 +151,10 @@ public class HedgeCassandraAutoConfiguration {
             if (tick != null && (tick.toMillis() < 1 || tick.compareTo(Duration.ofSeconds(1)) > 0)) {
                 throw new InvalidHedgePropertyException(
                         "hedge.cassandra.timer-tick", SettingsResolver.fmt(tick), "in [1ms, 1s]");
+            }
+            HedgeInstances named = instances.getIfAvailable();
+            if (named != null) {
+                named.markTemplate(name, "hedge.cassandra.mode=policy");
             }
             HedgeInstanceSettings s = resolved.settings();
             double percentile = delay.getPercentile() != null ? delay.getPercentile() : 1.0 - s.maxExtraLoad();
@@ -146,19 +196,27 @@ public class HedgeCassandraAutoConfiguration {
 
     /**
      * Replaces Spring Boot's {@value #SESSION_BEAN_NAME} with a {@link HedgedCqlSession} around it,
-     * configured from {@code hedge.*}. Closing the context closes the wrapper, which closes the
-     * session. Thread-safe (stateless after construction).
+     * configured from {@code hedge.*}. The session's executor is the instance's executor in {@link
+     * HedgeInstances}' registry ({@link HedgedCqlSession.Builder#registry}), so the {@code hedges}
+     * endpoint and the registry's meters list it, and a runtime change of the instance (endpoint write,
+     * refresh) reaches the session at its next statement. Without {@link HedgeInstances} the session
+     * gets an executor of its own. Closing the context closes the wrapper, which closes the session.
+     * Thread-safe (stateless after construction).
      */
     public static final class HedgedCqlSessionPostProcessor implements BeanPostProcessor {
         private final Environment environment;
+        private final Supplier<HedgeInstances> instances;
 
         /**
          * @param environment holds {@code hedge.*}, bound again when the session is created
+         * @param instances the named instances, asked for when the session is created; may supply
+         *     null (then the session's executor is its own, outside any registry)
          * @throws InvalidHedgePropertyException when the instance's settings are invalid: checked here so
          *     the application fails at start even though Spring Boot creates its session lazily
          */
-        public HedgedCqlSessionPostProcessor(Environment environment) {
-            this.environment = environment;
+        public HedgedCqlSessionPostProcessor(Environment environment, Supplier<HedgeInstances> instances) {
+            this.environment = Objects.requireNonNull(environment, "environment must not be null");
+            this.instances = Objects.requireNonNull(instances, "instances must not be null");
             resolve(Binder.get(environment).bindOrCreate("hedge", HedgeProperties.class));
         }
 
@@ -176,10 +234,14 @@ public class HedgeCassandraAutoConfiguration {
                     // as HedgedCqlSession.defaultConfig(): a query the server rejects fails on every replica
                     .errorClassifier(ErrorClassifier.fatalOn(QueryValidationException.class))
                     .build();
-            return HedgedCqlSession.builder(session)
-                    .name(name)
-                    .hedgeConfig(config)
-                    .build();
+            HedgedCqlSession.Builder builder =
+                    HedgedCqlSession.builder(session).name(name).hedgeConfig(config);
+            HedgeInstances named = instances.get();
+            if (named != null) {
+                named.executor(name); // built by HedgeInstances: properties, customizers, runtime changes
+                builder.registry(named.registry());
+            }
+            return builder.build();
         }
     }
 }

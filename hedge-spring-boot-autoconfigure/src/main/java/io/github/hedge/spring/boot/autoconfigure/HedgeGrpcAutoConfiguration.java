@@ -12,6 +12,7 @@ import java.util.EnumSet;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
+import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
@@ -38,13 +39,21 @@ public class HedgeGrpcAutoConfiguration {
     public HedgeGrpcAutoConfiguration() {}
 
     /**
+     * The interceptor. Its per-method executors are created in {@link HedgeInstances}' registry,
+     * named {@code <hedge.grpc.instance>:<full method name>} (e.g. {@code grpc:shop.Catalog/GetItem}),
+     * so the {@code hedges} endpoint and the registry's meters list them; the instance {@code
+     * hedge.grpc.instance} itself is their {@linkplain HedgeInstances#markTemplate template}.
+     *
      * @param properties the {@code hedge.*} properties
+     * @param instances the named instances, whose registry holds the per-method executors; without
+     *     them the interceptor keeps a registry of its own
      * @return the interceptor
      * @throws InvalidHedgePropertyException naming the first invalid {@code hedge.grpc.*} or instance property
      */
     @Bean
     @ConditionalOnMissingBean
-    public HedgingClientInterceptor hedgingClientInterceptor(HedgeProperties properties) {
+    public HedgingClientInterceptor hedgingClientInterceptor(
+            HedgeProperties properties, ObjectProvider<HedgeInstances> instances) {
         HedgeProperties.Grpc grpc = properties.getGrpc();
         String name = grpc.getInstance();
         SettingsResolver.Resolved resolved = SettingsResolver.resolve(
@@ -79,6 +88,11 @@ public class HedgeGrpcAutoConfiguration {
         for (Map.Entry<String, HedgeProperties.GrpcMethod> e : grpc.getMethods().entrySet()) {
             builder.method(checkPattern(e.getKey()), methodPolicy(e.getKey(), e.getValue(), s));
         }
+        HedgeInstances named = instances.getIfAvailable();
+        if (named != null) {
+            builder.registry(named.registry(), executorNamePrefix(name));
+            named.markTemplate(name, "hedge.grpc");
+        }
         return builder.build();
     }
 
@@ -97,6 +111,14 @@ public class HedgeGrpcAutoConfiguration {
         }
         return new HedgeGrpcChannelConfigurer(
                 interceptor, properties.getGrpc().isLoadBalancing() ? HedgeLoadBalancerProvider.POLICY_NAME : null);
+    }
+
+    /**
+     * @param instance {@code hedge.grpc.instance}
+     * @return what the per-method executors' names start with: {@code grpc:} by default
+     */
+    static String executorNamePrefix(String instance) {
+        return instance + ":";
     }
 
     private static String checkPattern(String pattern) {

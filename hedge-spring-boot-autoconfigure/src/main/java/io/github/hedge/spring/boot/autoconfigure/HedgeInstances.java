@@ -39,6 +39,20 @@ import org.slf4j.LoggerFactory;
  * meters start from zero. Invalid values are rejected with {@link InvalidHedgePropertyException}
  * and change nothing.
  *
+ * <h2>Executors of adapters</h2>
+ *
+ * The registry also holds executors that adapters create in it, such as the gRPC interceptor's
+ * per-method executors ({@code grpc:shop.Catalog/GetItem}): {@link #names()} lists them and the
+ * registry's meters follow them, but they are configured by their adapter's properties, so {@link
+ * #settings(String)} has none for them and {@link #update} and {@link #refresh()} leave them alone.
+ * The wrapped Cassandra session's executor is an instance of these ({@code hedge.cassandra.instance}).
+ *
+ * <p>An instance whose settings an adapter copies once, at start, into executors of its own ({@code
+ * hedge.grpc.instance}, the defaults of every gRPC method; {@code hedge.cassandra.instance} in the
+ * driver-policy mode) is a {@linkplain #markTemplate template}: it has no executor of its own, so
+ * the endpoint does not show an executor that no call uses, nor accept a change that would not
+ * reach the adapter.
+ *
  * <p>Thread-safe: lookups are lock-free, changes are serialised.
  */
 public class HedgeInstances implements AutoCloseable {
@@ -52,6 +66,10 @@ public class HedgeInstances implements AutoCloseable {
     private volatile HedgeProperties properties;
     private final Map<String, HedgeInstanceSettings> settings = new ConcurrentHashMap<>();
     private final Map<String, Subscription> slowLogs = new ConcurrentHashMap<>();
+    private final Map<String, Template> templates = new ConcurrentHashMap<>();
+
+    /** An instance an adapter copied at start, and the settings it copied. */
+    private record Template(String usedBy, HedgeInstanceSettings settings) {}
 
     /**
      * Builds every instance listed in {@code properties}.
@@ -96,18 +114,64 @@ public class HedgeInstances implements AutoCloseable {
         if (found.isPresent()) {
             return found.get();
         }
-        log.info(
-                "hedge instance '{}' is not listed under hedge.instances; it uses hedge.defaults"
-                        + " (check the name if that is not intended)",
-                name);
-        return install(name, SettingsResolver.resolve(name, properties.getDefaults(), null), null);
+        HedgeProperties.Instance listed = properties.getInstances().get(name); // a template's
+        if (listed == null) {
+            log.info(
+                    "hedge instance '{}' is not listed under hedge.instances; it uses hedge.defaults"
+                            + " (check the name if that is not intended)",
+                    name);
+        }
+        return install(name, SettingsResolver.resolve(name, properties.getDefaults(), listed), null);
     }
 
-    /** @return the names of every instance: listed ones first, then those created on use */
+    /**
+     * @return the names of every instance: listed ones first (but not {@linkplain #markTemplate
+     *     templates}), then those created on use and the executors of adapters
+     */
     public Set<String> names() {
-        Set<String> names = new LinkedHashSet<>(properties.getInstances().keySet());
+        Set<String> names = new LinkedHashSet<>();
+        for (String listed : properties.getInstances().keySet()) {
+            if (!isTemplate(listed)) {
+                names.add(listed);
+            }
+        }
         registry.getAllExecutors().stream().map(HedgedExecutor::name).sorted().forEach(names::add);
         return Collections.unmodifiableSet(names);
+    }
+
+    /**
+     * Marks an instance as the template of an adapter that copies its settings, once, into
+     * executors of its own ({@code hedge.grpc.instance}: the defaults of the gRPC interceptor's
+     * per-method executors). Its executor, built at start because the instance is listed, is
+     * removed from the registry; {@link #names()} leaves the instance out, {@link #update} refuses
+     * it and {@link #refresh()} does not apply it (a change would not reach the adapter before a
+     * restart; refresh logs that at WARN). If a {@code @Hedged} method names the instance after all,
+     * it gets an executor from the instance's settings and is an ordinary instance from then on.
+     *
+     * @param name the instance
+     * @param usedBy the adapter's properties, for messages (e.g. {@code hedge.grpc})
+     */
+    public synchronized void markTemplate(String name, String usedBy) {
+        Objects.requireNonNull(usedBy, "usedBy must not be null");
+        HedgeInstanceSettings copied = settings.remove(name);
+        if (copied == null) {
+            copied = SettingsResolver.resolve(
+                            name,
+                            properties.getDefaults(),
+                            properties.getInstances().get(name))
+                    .settings();
+        }
+        templates.put(name, new Template(usedBy, copied));
+        Subscription slowLog = slowLogs.remove(name);
+        if (slowLog != null) {
+            slowLog.close();
+        }
+        registry.remove(name);
+    }
+
+    /** @return whether the instance is a template without an executor of its own */
+    private boolean isTemplate(String name) {
+        return templates.containsKey(name) && !settings.containsKey(name);
     }
 
     /**
@@ -131,8 +195,19 @@ public class HedgeInstances implements AutoCloseable {
      * @param change sets values on a copy of the instance's {@code hedge.instances.<name>} block
      * @return the new effective settings
      * @throws InvalidHedgePropertyException if a value is out of range; nothing changes then
+     * @throws IllegalArgumentException if the registry's executor of that name was created by an
+     *     adapter, not by these instances (see the class comment); nothing changes then
      */
     public synchronized HedgeInstanceSettings update(String name, Consumer<HedgeProperties.Instance> change) {
+        if (isForeign(name)) {
+            throw new IllegalArgumentException("hedge executor '" + name + "' was created by an adapter, not from"
+                    + " hedge.instances; change it through that adapter's properties (e.g. hedge.grpc.methods)");
+        }
+        if (isTemplate(name)) {
+            throw new IllegalArgumentException("hedge instance '" + name + "' is read by "
+                    + templates.get(name).usedBy() + " when the application starts; change hedge.instances." + name
+                    + " and restart");
+        }
         HedgeProperties next = copy(properties);
         HedgeProperties.Instance instance =
                 next.getInstances().computeIfAbsent(name, n -> new HedgeProperties.Instance());
@@ -163,7 +238,28 @@ public class HedgeInstances implements AutoCloseable {
             }
         }
         properties = next;
-        all.forEach(this::apply);
+        all.forEach((name, r) -> {
+            if (isTemplate(name)) {
+                if (!r.settings().equals(templates.get(name).settings())) {
+                    log.warn(
+                            "hedge.instances.{} changed, but {} reads it when the application starts: restart to apply",
+                            name,
+                            templates.get(name).usedBy());
+                }
+            } else if (isForeign(name)) {
+                log.warn(
+                        "hedge.instances.{} is not applied: the executor of that name was created by an adapter"
+                                + " (e.g. hedge.grpc), which configures it",
+                        name);
+            } else {
+                apply(name, r);
+            }
+        });
+    }
+
+    /** @return whether the registry's executor of that name was not built here (an adapter's) */
+    private boolean isForeign(String name) {
+        return !settings.containsKey(name) && registry.find(name).isPresent();
     }
 
     private void apply(String name, Resolved r) {

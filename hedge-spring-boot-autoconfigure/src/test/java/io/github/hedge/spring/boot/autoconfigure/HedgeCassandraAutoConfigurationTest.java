@@ -10,7 +10,12 @@ import io.github.hedge.cassandra.HedgeLoadBalancingPolicy;
 import io.github.hedge.cassandra.HedgeSpeculativeExecutionPolicy;
 import io.github.hedge.cassandra.HedgedCqlSession;
 import io.github.hedge.core.HedgeStats;
+import io.github.hedge.core.HedgedExecutor;
+import io.github.hedge.spring.boot.actuate.HedgesEndpoint;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.net.InetSocketAddress;
+import java.time.Duration;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
@@ -89,6 +94,51 @@ class HedgeCassandraAutoConfigurationTest {
     }
 
     @Test
+    void should_list_the_session_executor_in_the_registry_the_endpoint_and_the_metrics_and_follow_runtime_changes() {
+        runner.withConfiguration(AutoConfigurations.of(
+                        HedgeMetricsAutoConfiguration.class, HedgeEndpointAutoConfiguration.class))
+                .withBean(SimpleMeterRegistry.class)
+                .withPropertyValues(
+                        "management.endpoints.web.exposure.include=hedges",
+                        "hedge.instances.cassandra.delay.fixed=20ms")
+                .run(ctx -> {
+                    assertThat(ctx).hasNotFailed();
+                    HedgedCqlSession session = (HedgedCqlSession) ctx.getBean(CqlSession.class);
+                    HedgeInstances instances = ctx.getBean(HedgeInstances.class);
+                    // one executor named after the instance: the session's is the registry's
+                    HedgedExecutor executor =
+                            instances.registry().find("cassandra").orElseThrow();
+                    assertThat(session.executor()).isSameAs(executor);
+                    // what HedgedCqlSession.defaultConfig() adds for the default Losers.LET_FINISH
+                    assertThat(executor.config().loserSampling()).isEqualTo(1.0);
+                    session.execute(SimpleStatement.newInstance(SimulatedCassandra.SELECT)
+                            .setIdempotent(true));
+                    assertThat(ctx.getBean(MeterRegistry.class)
+                                    .get("hedge.calls")
+                                    .tag("name", "cassandra")
+                                    .tag("outcome", "success")
+                                    .counter()
+                                    .count())
+                            .isEqualTo(1.0);
+                    HedgesEndpoint endpoint = ctx.getBean(HedgesEndpoint.class);
+                    assertThat(endpoint.hedges().instances()).containsOnlyKeys("cassandra");
+                    assertThat(endpoint.instance("cassandra").counters().calls())
+                            .isEqualTo(1);
+                    assertThat(endpoint.instance("cassandra").config().delay()).isEqualTo("fixed 20ms");
+
+                    // a runtime change through the endpoint reaches the session at its next statement
+                    endpoint.update("cassandra", null, Duration.ofMillis(5), null, 3);
+                    assertThat(session.executor()).isNotSameAs(executor);
+                    assertThat(session.executor().config().maxAttempts()).isEqualTo(3);
+                    session.execute(SimpleStatement.newInstance(SimulatedCassandra.SELECT)
+                            .setIdempotent(true));
+                    assertThat(endpoint.instance("cassandra").counters().calls())
+                            .isEqualTo(1);
+                    assertThat(endpoint.instance("cassandra").config().delay()).isEqualTo("fixed 5ms");
+                });
+    }
+
+    @Test
     void should_run_a_non_idempotent_statement_exactly_once_when_its_replica_is_slow() {
         runner.withPropertyValues("hedge.instances.cassandra.delay.fixed=1ms").run(ctx -> {
             HedgedCqlSession session = (HedgedCqlSession) ctx.getBean(CqlSession.class);
@@ -128,6 +178,10 @@ class HedgeCassandraAutoConfigurationTest {
                             .isInstanceOf(HedgeLoadBalancingPolicy.class);
                     session.execute(SimpleStatement.newInstance(SimulatedCassandra.SELECT)
                             .setIdempotent(true));
+                    // the instance was copied into the driver's options: no executor of its own
+                    HedgeInstances instances = ctx.getBean(HedgeInstances.class);
+                    assertThat(instances.registry().find("cassandra")).isEmpty();
+                    assertThat(instances.names()).doesNotContain("cassandra");
                 });
     }
 

@@ -1,14 +1,20 @@
 package io.github.hedge.spring.boot.autoconfigure;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.github.hedge.core.HedgedExecutor;
+import io.github.hedge.core.HedgedExecutorRegistry;
 import io.github.hedge.grpc.HedgeLoadBalancerProvider;
 import io.github.hedge.grpc.HedgingClientInterceptor;
+import io.github.hedge.spring.boot.actuate.HedgesEndpoint;
 import io.grpc.ClientInterceptor;
 import io.grpc.LoadBalancerRegistry;
 import io.grpc.ManagedChannel;
 import io.grpc.ManagedChannelBuilder;
 import io.grpc.Status;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -16,6 +22,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
+import org.springframework.boot.actuate.endpoint.InvalidEndpointRequestException;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.diagnostics.FailureAnalysis;
 import org.springframework.boot.test.context.FilteredClassLoader;
@@ -82,6 +89,82 @@ class HedgeGrpcAutoConfigurationTest {
                     } finally {
                         channel.shutdownNow().awaitTermination(10, TimeUnit.SECONDS);
                     }
+                });
+    }
+
+    @Test
+    void should_list_each_method_executor_in_the_registry_the_endpoint_and_the_metrics_under_the_instance_name() {
+        runner.withConfiguration(AutoConfigurations.of(
+                        HedgeMetricsAutoConfiguration.class, HedgeEndpointAutoConfiguration.class))
+                .withBean(SimpleMeterRegistry.class)
+                .withPropertyValues(
+                        "management.endpoints.web.exposure.include=hedges",
+                        "hedge.grpc.methods[test.Echo/Read].idempotent=true",
+                        "hedge.grpc.methods[test.Echo/Read].delay.fixed=20ms",
+                        "hedge.instances.grpc.max-extra-load=0.5")
+                .run(ctx -> {
+                    assertThat(ctx).hasNotFailed();
+                    ManagedChannel channel = ctx.getBean(HedgeGrpcChannelConfigurer.class)
+                            .configure(ManagedChannelBuilder.forAddress("127.0.0.1", server.port())
+                                    .usePlaintext())
+                            .build();
+                    try {
+                        for (int i = 0; i < 4; i++) {
+                            EchoServer.call(channel, EchoServer.READ, "x");
+                        }
+                        EchoServer.call(channel, EchoServer.WRITE, "w");
+                    } finally {
+                        channel.shutdownNow().awaitTermination(10, TimeUnit.SECONDS);
+                    }
+                    HedgingClientInterceptor interceptor = ctx.getBean(HedgingClientInterceptor.class);
+                    HedgedExecutorRegistry registry =
+                            ctx.getBean(HedgeInstances.class).registry();
+                    HedgedExecutor read = registry.find("grpc:test.Echo/Read").orElseThrow();
+                    assertThat(interceptor.executor("test.Echo/Read")).containsSame(read);
+                    assertThat(registry.find("grpc:test.Echo/Write")).isPresent();
+                    long won = read.stats().hedgesWon();
+                    assertThat(won).isPositive(); // a primary takes 500 ms, a hedge 20 ms later answers at once
+
+                    MeterRegistry meters = ctx.getBean(MeterRegistry.class);
+                    assertThat(meters.get("hedge.hedges.won")
+                                    .tag("name", "grpc:test.Echo/Read")
+                                    .counter()
+                                    .count())
+                            .isEqualTo((double) won);
+                    assertThat(meters.get("hedge.calls")
+                                    .tag("name", "grpc:test.Echo/Write")
+                                    .counters())
+                            .isNotEmpty();
+
+                    HedgesEndpoint endpoint = ctx.getBean(HedgesEndpoint.class);
+                    assertThat(endpoint.hedges().instances())
+                            .containsKeys("grpc:test.Echo/Read", "grpc:test.Echo/Write");
+                    HedgesEndpoint.InstanceDescriptor d = endpoint.instance("grpc:test.Echo/Read");
+                    assertThat(d.counters().calls()).isEqualTo(4);
+                    assertThat(d.counters().hedgesWon()).isEqualTo(won);
+                    assertThat(d.config().idempotent()).isTrue();
+                    assertThat(d.config().maxExtraLoad()).isEqualTo(0.5);
+                    assertThat(d.config().delay()).isEqualTo("fixed 20ms");
+                    assertThat(endpoint.instance("grpc:test.Echo/Write")
+                                    .config()
+                                    .idempotent())
+                            .isFalse();
+                    // configured by hedge.grpc.*, so the endpoint cannot change it
+                    assertThatThrownBy(() -> endpoint.update("grpc:test.Echo/Read", null, null, null, 3))
+                            .isInstanceOf(InvalidEndpointRequestException.class)
+                            .hasMessageContaining("hedge.grpc.methods");
+                    assertThat(registry.find("grpc:test.Echo/Read")).containsSame(read);
+
+                    // hedge.instances.grpc is the methods' template: no executor of its own, no change at runtime
+                    assertThat(registry.find("grpc")).isEmpty();
+                    assertThat(endpoint.hedges().instances()).doesNotContainKey("grpc");
+                    assertThat(endpoint.instance("grpc")).isNull();
+                    assertThatThrownBy(() -> endpoint.update("grpc", null, null, 0.1, null))
+                            .isInstanceOf(InvalidEndpointRequestException.class)
+                            .hasMessage("hedge instance 'grpc' is read by hedge.grpc when the application starts;"
+                                    + " change hedge.instances.grpc and restart");
+                    assertThat(meters.find("hedge.calls").tag("name", "grpc").meters())
+                            .isEmpty();
                 });
     }
 

@@ -41,6 +41,23 @@ class HedgeRefreshAutoConfigurationTest {
     }
 
     @Test
+    void should_not_build_an_executor_for_a_template_when_its_properties_change() {
+        runner.withPropertyValues("hedge.instances.t.max-extra-load=0.5").run(ctx -> {
+            HedgeInstances instances = ctx.getBean(HedgeInstances.class);
+            assertThat(instances.registry().find("t")).isPresent(); // listed: built at start
+            instances.markTemplate("t", "an adapter"); // as hedge.grpc does with its instance
+            assertThat(instances.registry().find("t")).isEmpty();
+
+            change(ctx, "hedge.instances.t.max-extra-load", "0.2");
+            change(ctx, "hedge.instances.a.delay.fixed", "7ms");
+            assertThat(instances.registry().find("t")).isEmpty();
+            assertThat(instances.names()).containsExactly("a");
+            assertThat(executor(ctx).currentDelayNanos())
+                    .isEqualTo(Duration.ofMillis(7).toNanos());
+        });
+    }
+
+    @Test
     void should_not_rebuild_anything_when_no_hedge_key_changed() {
         runner.run(ctx -> {
             HedgedExecutor before = executor(ctx);
