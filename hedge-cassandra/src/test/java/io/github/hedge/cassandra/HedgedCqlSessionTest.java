@@ -70,6 +70,15 @@ class HedgedCqlSessionTest {
         return calls;
     }
 
+    /** Waits (at most 10 s) until every attempt the session's executor started has ended. */
+    private static void awaitNoPendingAttempts(HedgedCqlSession session) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (session.executor().stats().pendingAttempts() > 0 && System.nanoTime() < deadline) {
+            Thread.sleep(20);
+        }
+        assertThat(session.executor().stats().pendingAttempts()).isZero();
+    }
+
     private static double medianMs(List<Long> nanos) {
         List<Long> sorted = new ArrayList<>(nanos);
         Collections.sort(sorted);
@@ -180,11 +189,7 @@ class HedgedCqlSessionTest {
         for (int k = 0; k < 30; k++) {
             session.execute(select(k));
         }
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-        while (session.executor().stats().pendingAttempts() > 0 && System.nanoTime() < deadline) {
-            Thread.sleep(20); // the slow primaries still run on the server, and are waited for
-        }
-        assertThat(session.executor().stats().pendingAttempts()).isZero();
+        awaitNoPendingAttempts(session); // the slow primaries still run on the server, and are waited for
         assertThat(session.executor().stats().hedgesWon()).isPositive();
         Thread.sleep(1100); // savings refresh once a second
         var saved = session.executor().savings();
@@ -395,11 +400,7 @@ class HedgedCqlSessionTest {
         assertThat(calls).allMatch(c -> c.outcome() == CallCompleted.CallOutcome.SUCCESS);
 
         sim.heal(0);
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-        while (session.executor().stats().pendingAttempts() > 0 && System.nanoTime() < deadline) {
-            Thread.sleep(20); // the stalled requests answer after their 2 s: nothing is left behind
-        }
-        assertThat(session.executor().stats().pendingAttempts()).isZero();
+        awaitNoPendingAttempts(session); // the stalled requests answer after their 2 s: nothing is left behind
     }
 
     @Test

@@ -7,6 +7,7 @@ import io.github.hedge.core.testing.VirtualTimeScheduler;
 import java.time.Duration;
 import java.util.SplittableRandom;
 import java.util.concurrent.CompletableFuture;
+import java.util.function.ToDoubleFunction;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -17,8 +18,18 @@ import org.junit.jupiter.api.Test;
 class SavingsTest {
     private static final long MS = 1_000_000L;
 
-    @Test
-    void should_estimate_the_unhedged_percentiles_when_hedges_cancel_the_slow_primaries() {
+    /** The outcome of {@link #run}: the executor's savings and the primaries' true latencies, sorted. */
+    private record Run(HedgeSavings savings, double[] sortedPrimariesMs) {
+        double truePercentileNanos(double p) {
+            return sortedPrimariesMs[(int) (p * sortedPrimariesMs.length) - 1] * MS;
+        }
+    }
+
+    /**
+     * Runs {@code calls} calls at 1,000 calls/s in virtual time, each attempt's latency drawn from
+     * {@code latencyMs}, under {@code maxExtraLoad(0.05)}, and waits until everything has ended.
+     */
+    private static Run run(int calls, long seed, double loserSampling, ToDoubleFunction<SplittableRandom> latencyMs) {
         VirtualTimeScheduler time = new VirtualTimeScheduler();
         HedgedExecutor ex = HedgedExecutor.of(
                 "saved",
@@ -27,14 +38,14 @@ class SavingsTest {
                         .scheduler(time)
                         .idempotentByDefault(true)
                         .maxExtraLoad(0.05)
+                        .loserSampling(loserSampling)
                         .savingsWindow(Duration.ofMinutes(10))
                         .build());
-        SplittableRandom rnd = new SplittableRandom(3);
-        int calls = 300_000;
+        SplittableRandom rnd = new SplittableRandom(seed);
         double[] primaries = new double[calls];
         for (int i = 0; i < calls; i++) {
-            double primaryMs = Math.exp(rnd.nextGaussian()); // lognormal(0, 1) ms
-            double hedgeMs = Math.exp(rnd.nextGaussian());
+            double primaryMs = latencyMs.applyAsDouble(rnd);
+            double hedgeMs = latencyMs.applyAsDouble(rnd);
             primaries[i] = primaryMs;
             ex.executeAsync(ctx -> {
                 CompletableFuture<String> f = new CompletableFuture<>();
@@ -43,14 +54,22 @@ class SavingsTest {
                 ctx.onCancel(task::cancel);
                 return f;
             });
-            time.advanceNanos(MS); // 1,000 calls/s: 300 s in all
+            time.advanceNanos(MS);
         }
-        time.advance(Duration.ofSeconds(10));
-
-        HedgeSavings s = ex.savings();
+        time.advance(Duration.ofMinutes(1)); // every call ends; sampled losers finish or reach their bound
+        assertThat(ex.stats().pendingAttempts()).isZero();
+        assertThat(ex.stats().pendingTimers()).isZero();
         java.util.Arrays.sort(primaries);
-        double trueP99 = primaries[(int) (0.99 * calls) - 1] * MS;
-        double trueP999 = primaries[(int) (0.999 * calls) - 1] * MS;
+        return new Run(ex.savings(), primaries);
+    }
+
+    @Test
+    void should_estimate_the_unhedged_percentiles_when_hedges_cancel_the_slow_primaries() {
+        int calls = 300_000;
+        Run r = run(calls, 3, 0, rnd -> Math.exp(rnd.nextGaussian())); // lognormal(0, 1) ms
+        HedgeSavings s = r.savings();
+        double trueP99 = r.truePercentileNanos(0.99);
+        double trueP999 = r.truePercentileNanos(0.999);
         assertThat(s.censoredPrimaries()).isPositive();
         assertThat((double) s.unhedgedEstimate().p99Nanos()).isCloseTo(trueP99, withinPercentage(10));
         // p99.9 lies where nearly every primary was cancelled (it would need a hedge slower than
@@ -63,56 +82,17 @@ class SavingsTest {
         assertThat(s.toString()).contains("p99 ").contains("extra");
     }
 
-    /** Runs {@code calls} calls of Pareto(alpha 1.5, 1 ms) latency at 1,000 calls/s; returns savings and truth. */
-    private static double[] paretoRun(double loserSampling, int calls, HedgeSavings[] out) {
-        VirtualTimeScheduler time = new VirtualTimeScheduler();
-        HedgedExecutor ex = HedgedExecutor.of(
-                "saved",
-                HedgeConfig.builder()
-                        .ticker(time)
-                        .scheduler(time)
-                        .idempotentByDefault(true)
-                        .maxExtraLoad(0.05)
-                        .loserSampling(loserSampling)
-                        .savingsWindow(Duration.ofMinutes(10))
-                        .build());
-        SplittableRandom rnd = new SplittableRandom(5);
-        double[] primaries = new double[calls];
-        for (int i = 0; i < calls; i++) {
-            double primaryMs = Math.pow(1 - rnd.nextDouble(), -1 / 1.5);
-            double hedgeMs = Math.pow(1 - rnd.nextDouble(), -1 / 1.5);
-            primaries[i] = primaryMs;
-            ex.executeAsync(ctx -> {
-                CompletableFuture<String> f = new CompletableFuture<>();
-                double ms = ctx.isHedge() ? hedgeMs : primaryMs;
-                var task = time.schedule(() -> f.complete("ok"), (long) (ms * MS));
-                ctx.onCancel(task::cancel);
-                return f;
-            });
-            time.advanceNanos(MS);
-        }
-        time.advance(Duration.ofMinutes(1)); // every sampled loser finishes or reaches its bound
-        out[0] = ex.savings();
-        assertThat(ex.stats().pendingAttempts()).isZero();
-        assertThat(ex.stats().pendingTimers()).isZero();
-        java.util.Arrays.sort(primaries);
-        return primaries;
-    }
-
     @Test
     void should_estimate_the_unhedged_p999_within_a_tenth_when_a_sample_of_beaten_primaries_finishes() {
-        int calls = 300_000;
-        HedgeSavings[] sampled = new HedgeSavings[1];
-        double[] primaries = paretoRun(0.1, calls, sampled);
-        double trueP99 = primaries[(int) (0.99 * calls) - 1] * MS;
-        double trueP999 = primaries[(int) (0.999 * calls) - 1] * MS;
-
-        HedgeSavings s = sampled[0];
-        assertThat((double) s.unhedgedEstimate().p99Nanos()).isCloseTo(trueP99, withinPercentage(10));
-        assertThat((double) s.unhedgedEstimate().p999Nanos()).isCloseTo(trueP999, withinPercentage(10));
-        // the share finished: about a tenth fewer censored primaries than hedges won
-        assertThat(s.censoredPrimaries()).isPositive();
-        assertThat(s.hedged().p999Nanos()).isLessThan((long) (0.5 * trueP999));
+        // Pareto(alpha 1.5, 1 ms): the heavy tail where, without sampling, the p99.9 estimate is off
+        Run r = run(300_000, 5, 0.1, rnd -> Math.pow(1 - rnd.nextDouble(), -1 / 1.5));
+        HedgeSavings s = r.savings();
+        assertThat((double) s.unhedgedEstimate().p99Nanos())
+                .isCloseTo(r.truePercentileNanos(0.99), withinPercentage(10));
+        assertThat((double) s.unhedgedEstimate().p999Nanos())
+                .isCloseTo(r.truePercentileNanos(0.999), withinPercentage(10));
+        assertThat(s.censoredPrimaries()).isPositive(); // nine in ten beaten primaries were cancelled
+        assertThat(s.hedged().p999Nanos()).isLessThan((long) (0.5 * r.truePercentileNanos(0.999)));
     }
 
     @Test
