@@ -564,10 +564,15 @@ public final class GrpcHedgeBench {
                 new Lane(String.format(Locale.ROOT, "stationary / native (delay %.2f ms)", delay), Mode.NATIVE, delay);
         interleave(List.of(none, nat, hedge));
         // hedge-grpc's delay keeps settling while its 30 s window sheds the cold-start samples of
-        // phase 1; when native's extra load ended up more than 0.5 pp off, calibrate again on the
-        // phase-2 figures and measure the three once more (the table reports this last phase)
-        if (Math.abs(nat.extraLoad() - hedge.extraLoad()) > 0.005) {
-            delay = none.ms(100 * (1 - Math.max(0.001, hedge.extraLoad())));
+        // phase 1, and native's extra load lands a little off the quantile it was aimed at; the
+        // comparison is "at equal or lower extra load" for hedge-grpc, so when native's extra load
+        // ended up more than 0.5 pp above hedge-grpc's or more than 0.1 pp below it, aim again on
+        // the phase-2 figures, correcting by the miss, and measure the three once more (the table
+        // reports this last phase)
+        double miss = nat.extraLoad() - hedge.extraLoad();
+        if (miss > 0.005 || miss < -0.001) {
+            double aim = hedge.extraLoad() - (miss < 0 ? miss : 0); // below: aim higher by the shortfall
+            delay = none.ms(100 * (1 - Math.min(0.5, Math.max(0.001, aim))));
             System.err.printf(
                     Locale.ROOT,
                     "recalibration: hedge-grpc extra load %.2f%% -> native delay %.2f ms%n",
