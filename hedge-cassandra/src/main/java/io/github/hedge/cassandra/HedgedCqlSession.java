@@ -333,39 +333,43 @@ public final class HedgedCqlSession implements CqlSession {
         }
         Node node = candidates.get(n - 1);
         ctx.reportTarget(Statements.target(node));
-        long start = System.nanoTime();
-        if (scores != null) {
-            scores.started(node);
-        }
-        CompletionStage<AsyncResultSet> stage;
-        try {
-            stage = delegate.executeAsync(statement.setNode(node));
-        } catch (RuntimeException e) {
-            if (scores != null) {
-                scores.ended(node);
-            }
-            throw e;
-        }
-        if (scores != null) {
-            stage.whenComplete((rs, error) -> {
-                scores.ended(node);
-                Throwable e = error instanceof CompletionException ? error.getCause() : error;
-                // successes, timeouts and (with DROP) cancelled losers measure the node; fast
-                // failures say nothing about its latency
-                if (e == null
-                        || e instanceof CancellationException
-                        || e instanceof DriverTimeoutException
-                        || e instanceof ReadTimeoutException
-                        || e instanceof WriteTimeoutException) {
-                    scores.record(node, System.nanoTime() - start);
-                }
-            });
-        }
+        Statement<?> pinned = statement.setNode(node);
+        CompletionStage<AsyncResultSet> stage = scores == null ? delegate.executeAsync(pinned) : measured(node, pinned);
         if (losers == Losers.LET_FINISH) {
             // the executor cancels the stage an attempt returns when it loses: hand it a copy so the
             // driver's request runs to the end and its latency is measured
             return stage.thenApply(rs -> rs);
         }
+        return stage;
+    }
+
+    /**
+     * Executes a pinned statement and tells latency-aware ordering about it: the attempt in flight
+     * (stall detection) and, when it ends, its latency if that measures the node.
+     */
+    private CompletionStage<AsyncResultSet> measured(Node node, Statement<?> pinned) {
+        long start = System.nanoTime();
+        scores.started(node);
+        CompletionStage<AsyncResultSet> stage;
+        try {
+            stage = delegate.executeAsync(pinned);
+        } catch (RuntimeException e) {
+            scores.ended(node);
+            throw e;
+        }
+        stage.whenComplete((rs, error) -> {
+            scores.ended(node);
+            Throwable e = error instanceof CompletionException ? error.getCause() : error;
+            // successes, timeouts and (with DROP) cancelled losers measure the node; fast
+            // failures say nothing about its latency
+            if (e == null
+                    || e instanceof CancellationException
+                    || e instanceof DriverTimeoutException
+                    || e instanceof ReadTimeoutException
+                    || e instanceof WriteTimeoutException) {
+                scores.record(node, System.nanoTime() - start);
+            }
+        });
         return stage;
     }
 
