@@ -219,9 +219,10 @@ class HedgedCqlSessionTest {
             assertThat(c.winningAttempt()).isEqualTo(2);
             assertThat(c.attempts().get(1).target()).isNotEqualTo(slowTarget);
         });
-        // and once it is silent with an attempt in flight, primaries go elsewhere: without warm-up
-        // about a third of 60 primaries went there, each waiting 1 s
-        assertThat(onSlow.size()).isLessThanOrEqualTo(3);
+        // and once it is silent with an attempt in flight, primaries go elsewhere (stall detection
+        // needs 5 answers from the other nodes first): 1 to 8 of 60 in runs on a loaded machine,
+        // where without warm-up about a third went there, each waiting 1 s
+        assertThat(onSlow.size()).isLessThanOrEqualTo(15);
         assertThat(session.executor().stats().budgetDenied()).isZero();
         awaitNoPendingAttempts(session);
     }
