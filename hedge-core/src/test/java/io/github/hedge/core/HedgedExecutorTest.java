@@ -3,9 +3,12 @@ package io.github.hedge.core;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.github.hedge.core.event.AttemptRecord;
+import io.github.hedge.core.event.AttemptStarted;
 import io.github.hedge.core.event.BudgetExhausted;
 import io.github.hedge.core.event.CallCompleted;
 import io.github.hedge.core.event.HedgeEvent;
+import io.github.hedge.core.event.HedgeEventListener;
 import io.github.hedge.core.event.HedgeSent;
 import io.github.hedge.core.event.HedgeWon;
 import io.github.hedge.core.event.NotHedged;
@@ -13,6 +16,7 @@ import io.github.hedge.core.event.Subscription;
 import io.github.hedge.core.testing.VirtualTimeScheduler;
 import java.time.Duration;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -348,6 +352,81 @@ class HedgedExecutorTest {
         time.advance(Duration.ofMillis(10));
         probe.attempt(2).complete("b");
         assertThat(call.get()).isEqualTo("b");
+    }
+
+    /** Takes only CallCompleted, of calls of at least 50 ms; remembers what it was asked. */
+    private static final class SlowCallsOnly implements HedgeEventListener {
+        final List<HedgeEvent> seen = new CopyOnWriteArrayList<>();
+        final List<Long> asked = new CopyOnWriteArrayList<>();
+
+        @Override
+        public Set<Class<? extends HedgeEvent>> eventTypes() {
+            return Set.of(CallCompleted.class);
+        }
+
+        @Override
+        public boolean wantsCallCompleted(CallCompleted.CallOutcome outcome, long totalNanos) {
+            asked.add(totalNanos);
+            return totalNanos >= 50 * MS;
+        }
+
+        @Override
+        public void onEvent(HedgeEvent event) {
+            seen.add(event);
+        }
+    }
+
+    @Test
+    void should_build_no_event_for_a_call_when_the_only_listener_declines_it() throws Exception {
+        HedgedExecutor ex = HedgedExecutor.of(
+                "test", config().delay(DelayPolicy.fixed(Duration.ofMillis(10))).build());
+        SlowCallsOnly listener = new SlowCallsOnly();
+        ex.events().subscribe(listener);
+
+        for (int i = 0; i < 3; i++) {
+            ex.executeAsync(ctx -> CompletableFuture.completedFuture("fast")).get();
+        }
+        Probe probe = new Probe(time);
+        CompletableFuture<String> fastHedged = ex.executeAsync(probe);
+        time.advance(Duration.ofMillis(10));
+        probe.attempt(2).complete("hedge");
+        assertThat(fastHedged.get()).isEqualTo("hedge");
+
+        // asked with each call's duration before anything was built, and declined every time
+        assertThat(listener.asked).containsExactly(0L, 0L, 0L, 10 * MS);
+        assertThat(listener.seen).isEmpty();
+        assertThat(ex.events().hasListeners(AttemptStarted.class)).isFalse();
+    }
+
+    @Test
+    void should_deliver_only_the_asked_type_with_its_trace_when_a_hedged_call_is_slow() throws Exception {
+        HedgedExecutor ex = HedgedExecutor.of(
+                "test", config().delay(DelayPolicy.fixed(Duration.ofMillis(10))).build());
+        SlowCallsOnly listener = new SlowCallsOnly();
+        ex.events().subscribe(listener);
+        ex.executeAsync(ctx -> CompletableFuture.completedFuture("fast")).get();
+
+        Probe probe = new Probe(time);
+        CompletableFuture<String> call = ex.executeAsync(probe);
+        time.advance(Duration.ofMillis(10));
+        probe.contexts.get(1).reportTarget("b");
+        probe.succeedAfter(2, 50, "hedge");
+        time.advance(Duration.ofMillis(50));
+        assertThat(call.get()).isEqualTo("hedge");
+
+        // no AttemptStarted, HedgeSent or HedgeWon, though the call hedged and the hedge won
+        CallCompleted done = (CallCompleted) assertThat(listener.seen)
+                .singleElement()
+                .isInstanceOf(CallCompleted.class)
+                .actual();
+        // the declined call built no event, so it took no call id either
+        assertThat(done.callId()).isEqualTo(1);
+        assertThat(done.totalNanos()).isEqualTo(60 * MS);
+        assertThat(done.winningAttempt()).isEqualTo(2);
+        assertThat(done.attempts())
+                .containsExactly(
+                        new AttemptRecord(1, null, 0, 60 * MS, AttemptRecord.AttemptOutcome.CANCELLED, null),
+                        new AttemptRecord(2, "b", 10 * MS, 50 * MS, AttemptRecord.AttemptOutcome.WON, null));
     }
 
     @Test

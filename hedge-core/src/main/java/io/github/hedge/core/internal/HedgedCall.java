@@ -179,7 +179,7 @@ final class HedgedCall<T> extends CompletableFuture<T> implements DelayContext {
         if (!a.isRunning()) {
             return; // cancelled after it was reserved: the call ended before it could start
         }
-        if (engine.events.hasListeners()) {
+        if (engine.events.hasListeners(AttemptStarted.class)) {
             engine.events.publish(new AttemptStarted(engine.name, callId(), a.number, a.startNanos));
         }
         CompletionStage<T> stage;
@@ -435,7 +435,7 @@ final class HedgedCall<T> extends CompletableFuture<T> implements DelayContext {
     }
 
     private void startHedge(Attempt<T> a, HedgeSent.Reason reason, long delayNanos) {
-        if (engine.events.hasListeners()) {
+        if (engine.events.hasListeners(HedgeSent.class)) {
             engine.events.publish(new HedgeSent(engine.name, callId(), a.number, reason, delayNanos, a.startNanos));
         }
         run(a);
@@ -466,7 +466,7 @@ final class HedgedCall<T> extends CompletableFuture<T> implements DelayContext {
      * counted in {@code budgetDenied}, with {@code NotHedged}, once the refusal is final.
      */
     private void denied(int number) {
-        if (engine.events.hasListeners()) {
+        if (engine.events.hasListeners(BudgetExhausted.class)) {
             engine.events.publish(new BudgetExhausted(engine.name, callId(), number, engine.ticker.nanoTime()));
         }
     }
@@ -496,7 +496,7 @@ final class HedgedCall<T> extends CompletableFuture<T> implements DelayContext {
     }
 
     private void publishNotHedged(NotHedged.Reason reason) {
-        if (!engine.events.hasListeners()) {
+        if (!engine.events.hasListeners(NotHedged.class)) {
             return;
         }
         synchronized (this) {
@@ -630,7 +630,7 @@ final class HedgedCall<T> extends CompletableFuture<T> implements DelayContext {
         if (win) {
             if (a.number > 1) {
                 engine.hedgesWon.increment();
-                if (engine.events.hasListeners()) {
+                if (engine.events.hasListeners(HedgeWon.class)) {
                     engine.events.publish(new HedgeWon(engine.name, callId(), a.number, a.target, now));
                 }
             }
@@ -838,10 +838,14 @@ final class HedgedCall<T> extends CompletableFuture<T> implements DelayContext {
         }
     }
 
-    /** Publishes CallCompleted with the per-attempt trace, when anyone listens. */
+    /**
+     * Publishes CallCompleted with the per-attempt trace, when a listener wants it: the trace is
+     * built from the attempts only then, so a listener that wants only slow calls costs a fast call
+     * one comparison.
+     */
     private void finish(CallCompleted.CallOutcome outcome, int winner, long now) {
         refusedIfBudgetWait(); // a hedge deferred for want of a token never went out
-        if (!engine.events.hasListeners()) {
+        if (!engine.events.wantsCallCompleted(outcome, now - startNanos)) {
             return;
         }
         List<AttemptRecord> trace;

@@ -7,6 +7,7 @@ import io.github.hedge.core.event.AttemptRecord;
 import io.github.hedge.core.event.BudgetExhausted;
 import io.github.hedge.core.event.CallCompleted;
 import io.github.hedge.core.event.HedgeEvent;
+import io.github.hedge.core.event.HedgeEventListener;
 import io.github.hedge.core.event.HedgeEvents;
 import io.github.hedge.core.event.HedgeSent;
 import io.github.hedge.core.event.HedgeWon;
@@ -112,6 +113,13 @@ import java.util.function.ToLongFunction;
  * share meters, so both would count and closing one would remove the other's meters.
  */
 public final class HedgeMetrics implements MeterBinder, AutoCloseable {
+    /**
+     * The event types the meters read; {@code AttemptStarted} is not one (attempts are counted from
+     * {@code CallCompleted}'s trace), so the executor never builds it for metrics.
+     */
+    private static final Set<Class<? extends HedgeEvent>> EVENT_TYPES =
+            Set.of(CallCompleted.class, HedgeSent.class, HedgeWon.class, BudgetExhausted.class, NotHedged.class);
+
     /** The default metric name prefix. */
     public static final String DEFAULT_PREFIX = "hedge";
 
@@ -228,7 +236,17 @@ public final class HedgeMetrics implements MeterBinder, AutoCloseable {
         }
         bindings.add(binding);
         if (subscription == null) {
-            subscription = events.subscribe(this::onEvent);
+            subscription = events.subscribe(new HedgeEventListener() {
+                @Override
+                public Set<Class<? extends HedgeEvent>> eventTypes() {
+                    return EVENT_TYPES;
+                }
+
+                @Override
+                public void onEvent(HedgeEvent event) {
+                    HedgeMetrics.this.onEvent(event);
+                }
+            });
         }
     }
 

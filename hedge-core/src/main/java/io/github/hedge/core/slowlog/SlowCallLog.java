@@ -9,6 +9,7 @@ import io.github.hedge.core.event.Subscription;
 import io.github.hedge.core.internal.Checks;
 import io.github.hedge.core.spi.Ticker;
 import java.time.Duration;
+import java.util.Set;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -52,9 +53,14 @@ import org.slf4j.event.Level;
  * windows are measured on the injected {@link Ticker}, so tests run in virtual time; no thread or
  * timer is used, so a count is reported only when a further call completes.
  *
+ * <p><b>Cost.</b> The log takes only {@link CallCompleted} events ({@link #eventTypes()}), and
+ * {@link #wantsCallCompleted} accepts a call only when it is slow (or while a count of suppressed
+ * calls awaits its report), so for a call under the threshold the executor builds no event and no
+ * trace at all: the call costs a comparison and a volatile read.
+ *
  * <p>Thread-safe: one instance may listen to any number of event streams (the rate limit is
  * shared). Deciding whether to log takes a short lock only for slow calls (or while a count of
- * suppressed calls awaits its report); fast calls cost a comparison and a volatile read.
+ * suppressed calls awaits its report).
  */
 public final class SlowCallLog implements HedgeEventListener {
     /** The default logger name. */
@@ -68,6 +74,8 @@ public final class SlowCallLog implements HedgeEventListener {
 
     /** The default rate-limit interval: 10 s. */
     public static final Duration DEFAULT_INTERVAL = Duration.ofSeconds(10);
+
+    private static final Set<Class<? extends HedgeEvent>> EVENT_TYPES = Set.of(CallCompleted.class);
 
     private final Logger logger;
     private final Level level;
@@ -119,6 +127,23 @@ public final class SlowCallLog implements HedgeEventListener {
     /** @return the threshold: calls at least this long are logged */
     public Duration threshold() {
         return Duration.ofNanos(thresholdNanos);
+    }
+
+    /** @return {@code CallCompleted} only: no other event is built for this log */
+    @Override
+    public Set<Class<? extends HedgeEvent>> eventTypes() {
+        return EVENT_TYPES;
+    }
+
+    /**
+     * @param outcome how the call ended (every outcome is logged when slow)
+     * @param totalNanos the call's duration, in nanoseconds
+     * @return whether the call is slow, or a count of suppressed calls awaits its report: otherwise
+     *     the producer builds no event (nor per-attempt trace) for this log
+     */
+    @Override
+    public boolean wantsCallCompleted(CallCompleted.CallOutcome outcome, long totalNanos) {
+        return totalNanos >= thresholdNanos || suppressed != 0;
     }
 
     @Override

@@ -245,6 +245,18 @@ class HedgeMetricsTest {
         assertThat(events.listenerCount()).isEqualTo(1);
     }
 
+    @Test
+    void should_not_make_producers_build_attempt_started_when_only_metrics_listen() {
+        HedgeMetrics.of("users", events).bindTo(registry);
+
+        assertThat(events.hasListeners(AttemptStarted.class)).isFalse();
+        assertThat(events.hasListeners(CallCompleted.class)).isTrue();
+        assertThat(events.hasListeners(HedgeSent.class)).isTrue();
+        assertThat(events.hasListeners(HedgeWon.class)).isTrue();
+        assertThat(events.hasListeners(BudgetExhausted.class)).isTrue();
+        assertThat(events.hasListeners(NotHedged.class)).isTrue();
+    }
+
     // ------------------------------------------------------------------ tags
 
     @Test

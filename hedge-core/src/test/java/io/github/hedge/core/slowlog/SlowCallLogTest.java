@@ -7,8 +7,14 @@ import ch.qos.logback.classic.Level;
 import ch.qos.logback.classic.Logger;
 import ch.qos.logback.classic.spi.ILoggingEvent;
 import ch.qos.logback.core.read.ListAppender;
+import io.github.hedge.core.AttemptFunction;
+import io.github.hedge.core.DelayPolicy;
+import io.github.hedge.core.HedgeBudget;
+import io.github.hedge.core.HedgeConfig;
+import io.github.hedge.core.HedgedExecutor;
 import io.github.hedge.core.event.AttemptRecord;
 import io.github.hedge.core.event.AttemptRecord.AttemptOutcome;
+import io.github.hedge.core.event.AttemptStarted;
 import io.github.hedge.core.event.CallCompleted;
 import io.github.hedge.core.event.CallCompleted.CallOutcome;
 import io.github.hedge.core.event.HedgeEvents;
@@ -19,6 +25,7 @@ import io.github.hedge.core.testing.VirtualTimeScheduler;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.function.Supplier;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -401,6 +408,49 @@ class SlowCallLogTest {
         events.publish(slowPrimaryCall(1234, 812_400_000L, null));
 
         assertThat(lines()).containsExactly(EXPECTED_TRACE);
+    }
+
+    @Test
+    void should_log_the_trace_of_a_slow_executor_call_and_be_asked_only_for_call_completed_when_attached() {
+        HedgedExecutor ex = HedgedExecutor.of(
+                "users",
+                HedgeConfig.builder()
+                        .ticker(time)
+                        .scheduler(time)
+                        .idempotentByDefault(true)
+                        .budget(HedgeBudget.unlimited())
+                        .delay(DelayPolicy.fixed(Duration.ofMillis(95)))
+                        .build());
+        SlowCallLog log = builder().threshold(Duration.ofMillis(200)).build();
+        log.attach(ex.events());
+        assertThat(ex.events().hasListeners(AttemptStarted.class)).isFalse();
+        assertThat(ex.events().hasListeners(HedgeSent.class)).isFalse();
+        assertThat(ex.events().wantsCallCompleted(CallOutcome.SUCCESS, 199_999_999L))
+                .isFalse();
+
+        List<CompletableFuture<String>> attempts = new ArrayList<>();
+        AttemptFunction<String> fn = ctx -> {
+            ctx.reportTarget("10.0.0." + ctx.attemptNumber() + ":9042");
+            CompletableFuture<String> f = new CompletableFuture<>();
+            attempts.add(f);
+            return f;
+        };
+        CompletableFuture<String> fast = ex.executeAsync(fn);
+        time.advance(Duration.ofMillis(150));
+        attempts.get(1).complete("fast enough");
+        attempts.clear();
+        CompletableFuture<String> slow = ex.executeAsync(fn);
+        time.advance(Duration.ofMillis(95));
+        time.advance(Duration.ofNanos(211_200_000L));
+        attempts.get(1).complete("late");
+
+        assertThat(fast).isCompletedWithValue("fast enough");
+        assertThat(slow).isCompletedWithValue("late");
+        // the slow call is the first one an event was built for: call id 1
+        assertThat(lines())
+                .containsExactly("slow hedged call: executor=users call=1 operation=- outcome=SUCCESS total=306.2ms"
+                        + " winner=#2 attempts=[#1 target=10.0.0.1:9042 start=+0.0ms dur=306.2ms CANCELLED;"
+                        + " #2 target=10.0.0.2:9042 start=+95.0ms dur=211.2ms WON]");
     }
 
     // ------------------------------------------------------------------ validation
