@@ -20,13 +20,17 @@ import io.github.hedge.cassandra.internal.BlockingResultSet;
 import io.github.hedge.cassandra.internal.LatencyScores;
 import io.github.hedge.cassandra.internal.RateLimitedLog;
 import io.github.hedge.cassandra.internal.Statements;
+import io.github.hedge.cassandra.internal.WarmupDelay;
 import io.github.hedge.core.AttemptContext;
 import io.github.hedge.core.CallOptions;
 import io.github.hedge.core.DelayPolicy;
 import io.github.hedge.core.ErrorClassifier;
+import io.github.hedge.core.HedgeBudget;
 import io.github.hedge.core.HedgeConfig;
 import io.github.hedge.core.HedgedExecutor;
 import io.github.hedge.core.HedgedExecutorRegistry;
+import io.github.hedge.core.PercentileDelay;
+import io.github.hedge.core.spi.Ticker;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -137,18 +141,19 @@ public final class HedgedCqlSession implements CqlSession {
     private HedgedCqlSession(Builder b) {
         this.delegate = b.delegate;
         this.name = b.name;
-        this.config = b.config != null ? b.config : defaultConfig(b.losers);
-        this.registry = b.registry;
-        this.executor = registry == null ? HedgedExecutor.of(b.name, config) : registry.executor(b.name, config);
         LatencyAwareOptions la = b.latencyAware;
+        Ticker ticker = b.config != null ? b.config.ticker() : Ticker.system();
         this.scores = la.enabled()
                 ? new LatencyScores<>(
                         la.exclusionThreshold(),
                         la.scale().toNanos(),
                         la.retryPeriod().toNanos(),
                         la.minMeasurements(),
-                        executor.config().ticker())
+                        ticker)
                 : null;
+        this.config = b.config != null ? b.config : defaultConfig(b.losers, scores);
+        this.registry = b.registry;
+        this.executor = registry == null ? HedgedExecutor.of(b.name, config) : registry.executor(b.name, config);
         this.inferIdempotence = b.inferIdempotence;
         this.unroutable = b.unroutable;
         this.losers = b.losers;
@@ -203,6 +208,15 @@ public final class HedgedCqlSession implements CqlSession {
      * nothing here: the server runs a loser to the end anyway, and with {@link Losers#LET_FINISH}
      * the driver reads its answer anyway.
      *
+     * <p><b>Warm-up.</b> The builder, when given no configuration, adds two things this method
+     * cannot (they need the session's latency scores): until the percentile has its first estimate
+     * (100 samples, published at the tracker's next 1 s refresh) the delay is 4 times the median
+     * node's latency so far (at least 4 ms; the same test as a stall's), and the budget starts with
+     * its 20 tokens of burst ({@link HedgeBudget.Builder#initialTokens(double)}). A new session then
+     * hedges its first calls around a slow replica instead of waiting on it (hedge-benchmarks'
+     * {@code SeedScenario}). With this method's configuration, or without latency-aware ordering,
+     * there is no hedging before the first estimate.
+     *
      * @return the configuration, for {@link Losers#LET_FINISH}
      */
     public static HedgeConfig defaultConfig() {
@@ -217,10 +231,24 @@ public final class HedgedCqlSession implements CqlSession {
      * @return the configuration the builder uses when none is given
      */
     public static HedgeConfig defaultConfig(Losers losers) {
+        return defaultConfig(losers, null);
+    }
+
+    /** The default configuration, warming up on {@code scores} when there are any (see the builder). */
+    private static HedgeConfig defaultConfig(Losers losers, LatencyScores<Node> scores) {
         Objects.requireNonNull(losers, "losers must not be null");
-        return HedgeConfig.builder()
-                .delay(DelayPolicy.percentile(0.96).build())
-                .budgetRatio(0.05)
+        PercentileDelay.Builder delay = DelayPolicy.percentile(0.96);
+        HedgeConfig.Builder config = HedgeConfig.builder();
+        if (scores != null) {
+            delay.fallback(new WarmupDelay(scores));
+            config.budget(HedgeBudget.builder()
+                    .ratio(0.05)
+                    .initialTokens(HedgeBudget.Builder.DEFAULT_MIN_BURST)
+                    .build());
+        } else {
+            config.budgetRatio(0.05);
+        }
+        return config.delay(delay.build())
                 .errorClassifier(ErrorClassifier.fatalOn(QueryValidationException.class))
                 .loserSampling(losers == Losers.LET_FINISH ? 1.0 : 0)
                 .build();

@@ -201,6 +201,32 @@ class HedgedCqlSessionTest {
     }
 
     @Test
+    void should_hedge_its_first_calls_around_the_slow_node_when_the_session_is_new() throws Exception {
+        sim.slow(0, INSERT, 1000);
+        // the builder's defaults: no estimate yet, so the warm-up delay and the budget's initial tokens
+        HedgedCqlSession session = HedgedCqlSession.builder(driver).build();
+        List<CallCompleted> calls = record(session);
+
+        for (int k = 0; k < 60; k++) {
+            session.execute(insert(k).setIdempotent(true));
+        }
+
+        List<CallCompleted> onSlow = calls.stream()
+                .filter(c -> c.attempts().get(0).target().equals(slowTarget))
+                .collect(Collectors.toList());
+        // no call waited for the slow node: each that started there was won by a hedge elsewhere
+        assertThat(onSlow).allSatisfy(c -> {
+            assertThat(c.winningAttempt()).isEqualTo(2);
+            assertThat(c.attempts().get(1).target()).isNotEqualTo(slowTarget);
+        });
+        // and once it is silent with an attempt in flight, primaries go elsewhere: without warm-up
+        // about a third of 60 primaries went there, each waiting 1 s
+        assertThat(onSlow.size()).isLessThanOrEqualTo(3);
+        assertThat(session.executor().stats().budgetDenied()).isZero();
+        awaitNoPendingAttempts(session);
+    }
+
+    @Test
     void should_leave_beaten_primaries_running_by_default_only_when_losers_finish_anyway() {
         assertThat(HedgedCqlSession.defaultConfig().loserSampling()).isEqualTo(1.0);
         assertThat(HedgedCqlSession.defaultConfig(HedgedCqlSession.Losers.LET_FINISH)

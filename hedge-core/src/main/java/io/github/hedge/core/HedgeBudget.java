@@ -35,7 +35,8 @@ import java.util.concurrent.atomic.LongAdder;
  * long run, hedges never exceed {@code ratio * primaries + cap}, at any rate: 5% holds at 1 call
  * per minute too (one hedge per 20 primaries, whenever a call wants one), and there is no hidden
  * floor (the default {@code minPerSecond} is 0, and then no token exists that a primary did not
- * deposit). A ratio of 1 allows one hedge per primary call (still a cap; {@link #unlimited()} is the
+ * deposit, unless the budget is built with {@link Builder#initialTokens(double) initial tokens},
+ * which count as saved tokens at the start: {@code cap(start)} includes them). A ratio of 1 allows one hedge per primary call (still a cap; {@link #unlimited()} is the
  * budget that never denies).
  *
  * <p><b>Why a burst.</b> On a stationary load with the delay at the {@code (1 - ratio)}
@@ -70,6 +71,7 @@ public final class HedgeBudget {
     private final double minPerSecond;
     private final double burst;
     private final double minBurst;
+    private final double initialTokens;
     private final Ticker ticker;
     /** minBurst in units of 1/SCALE token. */
     private final long minBurstScaled;
@@ -107,6 +109,7 @@ public final class HedgeBudget {
         this.burst = b.burst;
         this.minBurst = b.minBurst;
         this.minBurstScaled = Math.round(b.minBurst * SCALE);
+        this.initialTokens = b.initialTokens;
         this.ticker = b.ticker;
         long windowNanos = Checks.positiveNanos("window", b.window);
         this.ratioScaled = Math.round(b.ratio * SCALE);
@@ -121,7 +124,8 @@ public final class HedgeBudget {
         Bucket first = new Bucket(0, origin, origin + bucketNanos);
         ring.set(0, first);
         this.current = first;
-        this.balanceScaled = floorScaled; // a floor can be used at once, as the window it stands for
+        // a floor can be used at once, as the window it stands for; so can the initial tokens
+        this.balanceScaled = satAdd(floorScaled, Math.round(b.initialTokens * SCALE));
         this.lastAccrualNanos = origin;
         this.lastCapScaled = Math.max(minBurstScaled, SCALE) + floorScaled;
     }
@@ -307,6 +311,11 @@ public final class HedgeBudget {
         return minBurst;
     }
 
+    /** @return the tokens the bucket held when it was built (0 = none) */
+    public double initialTokens() {
+        return initialTokens;
+    }
+
     /** @return the floor, in tokens per second, added to the ratio's tokens (0 = none) */
     public double minPerSecond() {
         return minPerSecond;
@@ -340,7 +349,7 @@ public final class HedgeBudget {
         return unlimited
                 ? "HedgeBudget[unlimited]"
                 : "HedgeBudget[ratio=" + ratio + ", window=" + window + ", burst=" + burst + ", minBurst=" + minBurst
-                        + ", minPerSecond="
+                        + ", initialTokens=" + initialTokens + ", minPerSecond="
                         + minPerSecond + "]";
     }
 
@@ -438,6 +447,7 @@ public final class HedgeBudget {
         private double minPerSecond = 0;
         private double burst = 0.25;
         private double minBurst = DEFAULT_MIN_BURST;
+        private double initialTokens = 0;
         private Ticker ticker = Ticker.system();
 
         private Builder() {}
@@ -491,6 +501,20 @@ public final class HedgeBudget {
         }
 
         /**
+         * @param initialTokens the tokens in the bucket when it is built, in [0, {@link
+         *     #minBurst(double) minBurst}] (default 0: every token comes from a primary): a new
+         *     client can then hedge its first calls, before its primaries have deposited a whole
+         *     token (at 5% that takes 20 calls), which is when it knows least about its backends.
+         *     They count against the cap like saved tokens, so the bound on extra load stays the one
+         *     of a bucket that starts full: at most {@code initialTokens} more attempts, once
+         * @return this builder
+         */
+        public Builder initialTokens(double initialTokens) {
+            this.initialTokens = Checks.closedRange("initialTokens", initialTokens, 0, 1_000_000);
+            return this;
+        }
+
+        /**
          * @param minPerSecond a floor of tokens per second, {@code >= 0} (default 0: no floor): the
          *     bucket gains that many tokens per second on top of the primaries' deposits, and may save
          *     {@code minPerSecond * windowSeconds} more (it starts with them), so a little hedging is
@@ -513,8 +537,15 @@ public final class HedgeBudget {
             return this;
         }
 
-        /** @return a new budget with these settings; its window starts now (per the ticker) */
+        /**
+         * @return a new budget with these settings; its window starts now (per the ticker)
+         * @throws IllegalArgumentException if {@code initialTokens > minBurst}
+         */
         public HedgeBudget build() {
+            if (initialTokens > minBurst) {
+                throw new IllegalArgumentException(
+                        "initialTokens must be in [0, minBurst = " + minBurst + "], was " + initialTokens);
+            }
             return new HedgeBudget(this, false);
         }
     }

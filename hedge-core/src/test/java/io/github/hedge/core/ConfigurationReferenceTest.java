@@ -380,6 +380,17 @@ class ConfigurationReferenceTest {
                         v -> HedgeBudget.builder().minBurst((Double) v).build(),
                         BUDGET::minBurst));
         s.put(
+                "HedgeBudget.initialTokens",
+                value(
+                        Kind.DOUBLE,
+                        "initialTokens",
+                        // minBurst at its largest, so the setter's own range is what is probed
+                        v -> HedgeBudget.builder()
+                                .minBurst(1_000_000)
+                                .initialTokens((Double) v)
+                                .build(),
+                        BUDGET::initialTokens));
+        s.put(
                 "HedgeBudget.minPerSecond",
                 value(
                         Kind.DOUBLE,
@@ -616,6 +627,9 @@ class ConfigurationReferenceTest {
                 .hasMessageStartingWith("min must be <= max");
         assertThatThrownBy(() -> DelayPolicy.increasing(Duration.ofMillis(20), Duration.ZERO, Duration.ofMillis(10)))
                 .hasMessageStartingWith("initial must be <= max");
+        assertThatThrownBy(
+                        () -> HedgeBudget.builder().minBurst(5).initialTokens(6).build())
+                .hasMessageStartingWith("initialTokens must be in [0, minBurst = 5.0]");
         assertThatThrownBy(() -> DelayPolicy.exponential(Duration.ofMillis(20), 2, Duration.ofMillis(10)))
                 .hasMessageStartingWith("initial must be <= max");
         assertThatThrownBy(() -> LatencyTracker.builder()

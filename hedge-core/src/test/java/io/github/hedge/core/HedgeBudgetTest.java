@@ -206,6 +206,40 @@ class HedgeBudgetTest {
     }
 
     @Test
+    void should_grant_its_initial_tokens_at_once_and_then_hold_the_ratio_when_built_with_initial_tokens() {
+        HedgeBudget budget = virtual().ratio(0.05).initialTokens(3).build();
+
+        assertThat(budget.initialTokens()).isEqualTo(3);
+        assertThat(budget.snapshot().remaining()).isEqualTo(3.0);
+        int granted = 0;
+        while (budget.tryAcquire()) {
+            granted++;
+        }
+        assertThat(granted).isEqualTo(3);
+        // then only what primaries deposit: 40 calls that all want a hedge get 2
+        for (int i = 0; i < 40; i++) {
+            budget.recordPrimary();
+            if (budget.tryAcquire()) {
+                granted++;
+            }
+        }
+        assertThat(granted).isEqualTo(3 + 2);
+    }
+
+    @Test
+    void should_reject_initial_tokens_when_outside_zero_to_min_burst() {
+        assertThatThrownBy(() -> HedgeBudget.builder().initialTokens(-0.5))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("initialTokens must be in [0, 1000000], was -0.5");
+        assertThatThrownBy(
+                        () -> HedgeBudget.builder().minBurst(5).initialTokens(6).build())
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("initialTokens must be in [0, minBurst = 5.0], was 6.0");
+        assertThat(HedgeBudget.builder().minBurst(5).initialTokens(5).build().initialTokens())
+                .isEqualTo(5);
+    }
+
+    @Test
     void should_count_exactly_when_the_ratio_is_not_exact_in_binary() {
         // 0.29 * 100 == 28.999999999999996 in double arithmetic
         HedgeBudget budget = virtual().ratio(0.29).burst(10).build();
@@ -433,6 +467,7 @@ class HedgeBudgetTest {
         assertThat(budget.ratio()).isEqualTo(0.05);
         assertThat(budget.window()).isEqualTo(Duration.ofSeconds(30));
         assertThat(budget.minPerSecond()).isZero();
+        assertThat(budget.initialTokens()).isZero();
         assertThat(budget.isUnlimited()).isFalse();
     }
 

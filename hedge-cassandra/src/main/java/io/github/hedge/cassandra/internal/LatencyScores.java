@@ -214,6 +214,35 @@ public final class LatencyScores<K> {
     }
 
     /**
+     * The delay to hedge at before the percentile has its first estimate: {@link #STALL_FACTOR}
+     * times the lower median of the scores of the nodes measured so far (however few their
+     * measurements), at least {@link #FLOOR_NANOS}; with no measurement yet, {@code STALL_FACTOR *
+     * FLOOR_NANOS}. It is the same test as a stall's: an attempt that has waited that long on a node
+     * is far outside what the cluster has shown, so a new session can hedge its first calls, when a
+     * slow replica costs it most, instead of waiting for the first estimate. The lower median keeps
+     * one slow node among three from lifting it.
+     *
+     * @return the warm-up delay in nanoseconds
+     */
+    public long warmupDelayNanos() {
+        double[] values = new double[scores.size()];
+        int n = 0;
+        for (Score s : scores.values()) {
+            synchronized (s) {
+                if (s.count > 0 && n < values.length) {
+                    values[n++] = s.average;
+                }
+            }
+        }
+        double reference = FLOOR_NANOS;
+        if (n > 0) {
+            Arrays.sort(values, 0, n);
+            reference = Math.max(values[(n - 1) / 2], FLOOR_NANOS);
+        }
+        return (long) (STALL_FACTOR * reference);
+    }
+
+    /**
      * @param key a node
      * @return its current average in nanoseconds, or NaN without measurements
      */

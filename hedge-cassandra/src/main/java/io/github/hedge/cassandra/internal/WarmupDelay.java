@@ -1,0 +1,30 @@
+package io.github.hedge.cassandra.internal;
+
+import io.github.hedge.core.DelayContext;
+import io.github.hedge.core.DelayPolicy;
+
+/**
+ * The wrapped session's delay while the percentile has no estimate yet: {@link
+ * LatencyScores#warmupDelayNanos()} of the session's own latency scores, which move with every
+ * answer (the core's tracker publishes its percentiles at its refresh, and only after {@code
+ * minSamples}). Thread-safe: reads the scores only.
+ */
+public final class WarmupDelay implements DelayPolicy {
+    private final LatencyScores<?> scores;
+
+    /** @param scores the session's latency scores */
+    public WarmupDelay(LatencyScores<?> scores) {
+        this.scores = scores;
+    }
+
+    @Override
+    public long delayNanos(DelayContext context) {
+        return scores.warmupDelayNanos();
+    }
+
+    @Override
+    public String toString() {
+        return "warmup(" + LatencyScores.STALL_FACTOR + " x the median node's latency so far, at least "
+                + LatencyScores.STALL_FACTOR * LatencyScores.FLOOR_NANOS / 1e6 + " ms)";
+    }
+}
