@@ -18,8 +18,11 @@ import java.util.concurrent.atomic.LongAdder;
  *
  * <pre>{@code cap = max(minBurst, burst * ratio * primariesInWindow) + minPerSecond * windowSeconds}</pre>
  *
- * tokens, where {@code primariesInWindow} are the primaries of the last {@link #window()}; deposits
- * beyond the cap are lost. Tokens are kept in fixed point (ratio and floor rounded to 10<sup>-9</sup>
+ * tokens, where {@code primariesInWindow} are the primaries of the last {@link #window()}, or as many
+ * as the recent rate would put in a window if that is fewer (the rate over the current and the
+ * previous tenth of the window); deposits beyond the cap are lost. The second term matters after the
+ * rate drops: a closed-loop client whose backend turned 5x slower calls 3-4x less often, and tokens
+ * saved at the old rate would otherwise keep hedges above the ratio for many seconds at the new one. Tokens are kept in fixed point (ratio and floor rounded to 10<sup>-9</sup>
  * of a token when built), so {@code 0.29 * 100} is exactly 29 tokens, not 28.999999999999996.
  *
  * <p><b>What holds.</b> Over <em>any</em> interval {@code I} of time:
@@ -231,7 +234,7 @@ public final class HedgeBudget {
                 balance = satAdd(balance, (long) Math.min(Long.MAX_VALUE, minPerSecond * elapsed));
             }
         }
-        long cap = capScaled(countsAt(epochOf(now)).primaries);
+        long cap = capScaled(Math.min(countsAt(epochOf(now)).primaries, recentPrimaries(now)));
         if (balance > cap) {
             balance = cap;
         }
@@ -378,6 +381,37 @@ public final class HedgeBudget {
         }
         // b.epoch > epoch only for a caller whose reading went stale meanwhile: count it a bit later
         return b;
+    }
+
+    /**
+     * The primaries a whole window would hold at the recent rate: those of the current bucket and
+     * the one before it, scaled from the time they span to the window's length. After the rate drops
+     * (a backend that turns slow slows a closed-loop client down), the window still counts the old
+     * rate for its whole length, and the tokens saved at the old rate would let hedges run above the
+     * ratio for many seconds at the new one; the cap follows the recent rate within one to two
+     * tenths of the window instead. It only ever lowers the cap ({@code min} with the window).
+     */
+    private long recentPrimaries(long now) {
+        long epoch = epochOf(now);
+        Bucket cur = ring.get((int) (epoch % BUCKETS));
+        long primaries = 0;
+        long span = 0;
+        if (cur.epoch == epoch) {
+            primaries += cur.primaries.sum();
+            span += Math.max(0, now - cur.start);
+        }
+        if (epoch > 0) {
+            Bucket prev = ring.get((int) ((epoch - 1) % BUCKETS));
+            if (prev.epoch == epoch - 1) {
+                primaries += prev.primaries.sum();
+                span += bucketNanos;
+            }
+        }
+        if (span <= 0) {
+            return Long.MAX_VALUE; // nothing to go by: the window decides
+        }
+        double scaled = (double) primaries * (BUCKETS * (double) bucketNanos) / span;
+        return scaled >= Long.MAX_VALUE ? Long.MAX_VALUE : (long) scaled;
     }
 
     /** Primaries and hedges in the window ending at {@code epoch}. */

@@ -127,6 +127,33 @@ class HedgeBudgetTest {
     }
 
     @Test
+    void should_shrink_saved_tokens_to_the_recent_rate_when_calls_become_rarer() {
+        HedgeBudget budget = virtual()
+                .ratio(0.05)
+                .burst(0.25)
+                .minBurst(1)
+                .window(Duration.ofSeconds(30))
+                .build();
+        // 100 calls/s for a whole window, none wants a hedge: the bucket saves its cap, 0.25 * 0.05 *
+        // 2,700 primaries = 33.75 tokens (the window slid by a tenth: it holds the last 27 s)
+        for (int i = 0; i < 3000; i++) {
+            budget.recordPrimary();
+            time.advance(Duration.ofMillis(10));
+        }
+        assertThat(budget.snapshot().remaining()).isEqualTo(33.75);
+
+        // the calls slow down to 10/s (a closed-loop client whose backend turned slow): after two
+        // tenths of the window the cap is that of 10 calls/s, 0.25 * 0.05 * 300 = 3.75 tokens,
+        // though the window still holds 2,160 primaries
+        for (int i = 0; i < 60; i++) {
+            budget.recordPrimary();
+            time.advance(Duration.ofMillis(100));
+        }
+        assertThat(budget.snapshot().primariesInWindow()).isEqualTo(2160);
+        assertThat(budget.snapshot().remaining()).isEqualTo(3.75);
+    }
+
+    @Test
     void should_keep_primaries_when_the_window_has_not_passed() {
         HedgeBudget budget = virtual().ratio(0.1).window(Duration.ofSeconds(10)).build();
         for (int i = 0; i < 100; i++) {

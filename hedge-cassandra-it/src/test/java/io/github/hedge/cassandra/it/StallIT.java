@@ -58,6 +58,7 @@ class StallIT {
             Fixture.waitAllUp(f.admin);
             checks.put(mode, Workload.check(f.admin, run.ledger));
         }
+        runs.forEach((mode, run) -> System.out.println("stall, " + mode + ", slowest: " + slowest(run, 8)));
         Scenario.report(
                 "stall",
                 "SIGSTOP of node 2 for 2 s at " + STALL_S + " s",
@@ -72,6 +73,27 @@ class StallIT {
                     double max = maxAroundStall(r);
                     return (max <= bound ? "met" : "not met") + ": " + Report.f(max) + " vs " + Report.f(bound) + " ms";
                 });
+    }
+
+    /**
+     * The slowest idempotent requests around the stall, with their kind and consistency level and
+     * when they started relative to the stall, so the report shows where a long wait comes from
+     * (the client's choice of coordinator, or a coordinator waiting on the stalled replica).
+     */
+    static String slowest(LoadRun run, int n) {
+        long fault = run.at("fault");
+        return run.window(fault - Scenario.S, run.at("resume"), s -> s.kind().idempotent()).stream()
+                .sorted(java.util.Comparator.comparingDouble(LoadRun.Sample::latencyMs)
+                        .reversed())
+                .limit(n)
+                .map(s -> String.format(
+                        java.util.Locale.ROOT,
+                        "%s %s %.1f ms (started %+.0f ms from the stall)",
+                        s.kind(),
+                        (s.seq() & 1) == 0 ? "LOCAL_ONE" : "LOCAL_QUORUM",
+                        s.latencyMs(),
+                        (s.start() - fault) / 1e6))
+                .collect(java.util.stream.Collectors.joining("; "));
     }
 
     static double issueBound(LoadRun run) {
