@@ -14,44 +14,81 @@ import java.util.concurrent.TimeUnit;
  * script's watchdog, which is given this JVM's pid). Node 3 is reached by clients through {@link
  * #proxy()}, a {@link DelayProxy} that adds no delay until a test asks for one. Faults are sent
  * the way an operator would: {@code kill -9}, {@code kill -STOP}/{@code -CONT}.
+ *
+ * <p>{@link #withCoordinatorOnlyNode()} is the other cluster a JVM may start instead (never both:
+ * they share addresses and ports): the three data nodes without a proxy plus node {@link
+ * #COORDINATOR_ONLY_NODE}, started with {@code -Dcassandra.join_ring=false} ({@code FatClientIT}).
  */
 final class RealCluster {
     static final String IP_PREFIX = System.getProperty("hedge.it.ipPrefix", "127.0.0");
     static final String PROXY_PREFIX = System.getProperty("hedge.it.proxyPrefix", "127.0.1");
     static final int PROXIED_NODE = 3;
+    /** the node {@link #withCoordinatorOnlyNode()} adds: no token, no data, coordinates requests */
+    static final int COORDINATOR_ONLY_NODE = 4;
+
     private static final Path SCRIPT = Path.of(System.getProperty("hedge.it.script", "../scripts/cassandra-cluster"));
     private static final Path DIR = Path.of(System.getProperty("hedge.it.clusterDir", "target/cassandra-cluster"));
     private static RealCluster instance;
+    private static RealCluster withCoordinatorOnlyNode;
 
+    /** null in the cluster with a coordinator-only node */
     private final DelayProxy proxy;
 
-    private RealCluster() {
-        // the proxy first: node 3 advertises its address to clients
-        proxy = new DelayProxy(PROXY_PREFIX + "." + PROXIED_NODE, 9042, IP_PREFIX + "." + PROXIED_NODE, 9042);
-        script(
-                "start",
-                "--nodes",
-                "3",
-                "--ip-prefix",
-                IP_PREFIX,
-                "--proxy-prefix",
-                PROXY_PREFIX,
-                "--proxied-node",
-                String.valueOf(PROXIED_NODE),
-                "--owner-pid",
-                String.valueOf(ProcessHandle.current().pid()));
+    private RealCluster(boolean coordinatorOnlyNode) {
+        String owner = String.valueOf(ProcessHandle.current().pid());
+        if (coordinatorOnlyNode) {
+            proxy = null;
+            script("start", "--nodes", "3", "--coordinators", "1", "--ip-prefix", IP_PREFIX, "--owner-pid", owner);
+        } else {
+            // the proxy first: node 3 advertises its address to clients
+            proxy = new DelayProxy(PROXY_PREFIX + "." + PROXIED_NODE, 9042, IP_PREFIX + "." + PROXIED_NODE, 9042);
+            script(
+                    "start",
+                    "--nodes",
+                    "3",
+                    "--ip-prefix",
+                    IP_PREFIX,
+                    "--proxy-prefix",
+                    PROXY_PREFIX,
+                    "--proxied-node",
+                    String.valueOf(PROXIED_NODE),
+                    "--owner-pid",
+                    owner);
+        }
         Runtime.getRuntime().addShutdownHook(new Thread(this::stop, "cassandra-cluster-stop"));
     }
 
-    /** The cluster, started on first call (~20-60 s). */
+    /** The suite's cluster, started on first call (~20-60 s). */
     static synchronized RealCluster get() {
+        if (withCoordinatorOnlyNode != null) {
+            throw new IllegalStateException("this JVM runs the cluster with a coordinator-only node (FatClientIT);"
+                    + " run FatClientIT alone: -Dit.test=FatClientIT");
+        }
         if (instance == null) {
-            instance = new RealCluster();
+            instance = new RealCluster(false);
         }
         return instance;
     }
 
+    /**
+     * Three data nodes (no proxy) and the coordinator-only node {@link #COORDINATOR_ONLY_NODE},
+     * started on first call; refused in a JVM that runs the suite's cluster.
+     */
+    static synchronized RealCluster withCoordinatorOnlyNode() {
+        if (instance != null) {
+            throw new IllegalStateException("this JVM runs the suite's cluster on the same addresses;"
+                    + " run FatClientIT alone: -Dit.test=FatClientIT");
+        }
+        if (withCoordinatorOnlyNode == null) {
+            withCoordinatorOnlyNode = new RealCluster(true);
+        }
+        return withCoordinatorOnlyNode;
+    }
+
     DelayProxy proxy() {
+        if (proxy == null) {
+            throw new IllegalStateException("the cluster with a coordinator-only node has no proxy");
+        }
         return proxy;
     }
 
@@ -110,7 +147,9 @@ final class RealCluster {
     }
 
     private void stop() {
-        proxy.close();
+        if (proxy != null) {
+            proxy.close();
+        }
         script("stop");
     }
 
