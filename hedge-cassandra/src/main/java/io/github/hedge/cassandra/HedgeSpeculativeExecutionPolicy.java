@@ -184,14 +184,14 @@ public class HedgeSpeculativeExecutionPolicy implements SpeculativeExecutionPoli
     boolean onSpeculativeExecution(int attemptNumber) {
         if (budget.tryAcquire()) {
             sent.increment();
-            if (events.hasListeners()) {
+            if (events.hasListeners(HedgeSent.class)) {
                 events.publish(
                         new HedgeSent(name, 0, attemptNumber, HedgeSent.Reason.DELAY_ELAPSED, 0, System.nanoTime()));
             }
             return true;
         }
         denied.increment();
-        if (events.hasListeners()) {
+        if (events.hasListeners(BudgetExhausted.class)) {
             events.publish(new BudgetExhausted(name, 0, attemptNumber, System.nanoTime()));
         }
         return false;

@@ -197,11 +197,23 @@ public final class LatencyScores<K> {
      * slower than another on a quiet loopback was excluded too, and all load went to one node.
      */
     private double best(long now) {
+        return lowerMedianScore(now, false);
+    }
+
+    /**
+     * The lower median of the scores of the nodes that count, at least {@link #FLOOR_NANOS}, or NaN
+     * when none does: with {@code anyMeasurement}, every node measured at least once; otherwise the
+     * nodes with {@code minMeasurements} measurements within the retry period.
+     */
+    private double lowerMedianScore(long now, boolean anyMeasurement) {
         double[] values = new double[scores.size()];
         int n = 0;
         for (Score s : scores.values()) {
             synchronized (s) {
-                if (s.count >= minMeasurements && now - s.lastNanos < retryPeriodNanos && n < values.length) {
+                boolean counts = anyMeasurement
+                        ? s.count > 0
+                        : s.count >= minMeasurements && now - s.lastNanos < retryPeriodNanos;
+                if (counts && n < values.length) {
                     values[n++] = s.average;
                 }
             }
@@ -225,21 +237,8 @@ public final class LatencyScores<K> {
      * @return the warm-up delay in nanoseconds
      */
     public long warmupDelayNanos() {
-        double[] values = new double[scores.size()];
-        int n = 0;
-        for (Score s : scores.values()) {
-            synchronized (s) {
-                if (s.count > 0 && n < values.length) {
-                    values[n++] = s.average;
-                }
-            }
-        }
-        double reference = FLOOR_NANOS;
-        if (n > 0) {
-            Arrays.sort(values, 0, n);
-            reference = Math.max(values[(n - 1) / 2], FLOOR_NANOS);
-        }
-        return (long) (STALL_FACTOR * reference);
+        double reference = lowerMedianScore(0, true);
+        return (long) (STALL_FACTOR * (Double.isNaN(reference) ? FLOOR_NANOS : reference));
     }
 
     /**
