@@ -7,16 +7,23 @@ import java.util.concurrent.atomic.LongAdder;
 /** How the calls of one method are run, resolved once per method. Immutable. */
 public final class CallPlan {
     /** The method is not handled: calls pass straight through. */
-    public static final CallPlan DISABLED = new CallPlan(null, false, 0, null);
+    public static final CallPlan DISABLED = new CallPlan(null, false, 0, null, null);
 
     private final HedgedExecutor executor;
     private final boolean idempotent;
     private final int maxRequestBytes;
     private final LongAdder tooLarge;
     private final CallOptions options;
+    private final WarmupLatency warmup;
 
-    public CallPlan(HedgedExecutor executor, boolean idempotent, int maxRequestBytes, LongAdder tooLarge) {
+    public CallPlan(
+            HedgedExecutor executor,
+            boolean idempotent,
+            int maxRequestBytes,
+            LongAdder tooLarge,
+            WarmupLatency warmup) {
         this.executor = executor;
+        this.warmup = warmup;
         this.idempotent = idempotent;
         this.maxRequestBytes = maxRequestBytes;
         this.tooLarge = tooLarge;
@@ -37,6 +44,11 @@ public final class CallPlan {
 
     public LongAdder tooLarge() {
         return tooLarge;
+    }
+
+    /** @return where successful attempts are sampled for the warm-up delay, or {@code null} if the method has none */
+    public WarmupLatency warmup() {
+        return warmup;
     }
 
     /** @return the executor options of a call without its own deadline */

@@ -238,7 +238,9 @@ public final class HedgingCall<ReqT, RespT> extends ClientCall<ReqT, RespT> {
     // ------------------------------------------------------------------ attempts
 
     private CompletionStage<Result<RespT>> startAttempt(AttemptContext ctx) {
-        Attempt a = new Attempt(ctx);
+        // sampled for the warm-up delay only when the method has one
+        long start = plan.warmup() != null ? plan.executor().config().ticker().nanoTime() : 0;
+        Attempt a = new Attempt(ctx, start);
         CallOptions opts =
                 callOptions.withOption(Keys.TRIED_TARGETS, ctx.triedTargets()).withStreamTracerFactory(a.tracerFactory);
         Metadata h = new Metadata();
@@ -279,9 +281,12 @@ public final class HedgingCall<ReqT, RespT> extends ClientCall<ReqT, RespT> {
         boolean cancelled; // guarded by this
         volatile Metadata responseHeaders;
         volatile RespT response;
+        volatile String target; // the backend, once the transport created the stream
+        final long startNanos;
 
-        Attempt(AttemptContext ctx) {
+        Attempt(AttemptContext ctx, long startNanos) {
             this.ctx = ctx;
+            this.startNanos = startNanos;
         }
 
         void cancel() {
@@ -310,6 +315,10 @@ public final class HedgingCall<ReqT, RespT> extends ClientCall<ReqT, RespT> {
         @Override
         public void onClose(Status status, Metadata trailers) {
             if (status.isOk()) {
+                WarmupLatency warmup = plan.warmup();
+                if (warmup != null) {
+                    warmup.record(target, plan.executor().config().ticker().nanoTime() - startNanos);
+                }
                 Attributes attrs = Attributes.EMPTY;
                 try {
                     attrs = call.getAttributes();
@@ -345,7 +354,9 @@ public final class HedgingCall<ReqT, RespT> extends ClientCall<ReqT, RespT> {
                     public void streamCreated(Attributes transportAttrs, Metadata headers) {
                         SocketAddress remote = transportAttrs.get(Grpc.TRANSPORT_ATTR_REMOTE_ADDR);
                         if (remote != null) {
-                            ctx.reportTarget(Addresses.of(remote));
+                            String t = Addresses.of(remote);
+                            target = t;
+                            ctx.reportTarget(t);
                         }
                     }
                 };

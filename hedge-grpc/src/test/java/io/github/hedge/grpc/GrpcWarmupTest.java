@@ -1,0 +1,299 @@
+package io.github.hedge.grpc;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.github.hedge.core.DelayContext;
+import io.github.hedge.core.DelayPolicy;
+import io.github.hedge.core.HedgeConfig;
+import io.github.hedge.core.HedgeStats;
+import io.github.hedge.core.HedgedExecutor;
+import io.github.hedge.core.PercentileDelay;
+import io.github.hedge.grpc.Backends.Action;
+import io.github.hedge.grpc.Backends.Execution;
+import io.github.hedge.grpc.test.EchoGrpc;
+import io.github.hedge.grpc.test.EchoReply;
+import io.github.hedge.grpc.test.EchoRequest;
+import io.grpc.Channel;
+import io.grpc.ClientInterceptors;
+import io.grpc.ManagedChannel;
+import io.grpc.netty.NettyChannelBuilder;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * The interceptor's cold start against three real grpc-netty backends on 127.0.0.1: a new
+ * interceptor, before its percentile has an estimate, with the default configuration and with
+ * configurations of the user's own.
+ */
+@Timeout(120) // a hung call fails the test instead of the build
+class GrpcWarmupTest {
+    static final String GET = "hedge.test.Echo/Get";
+    static final String APPEND = "hedge.test.Echo/Append";
+
+    static Backends backends;
+    final List<ManagedChannel> channels = new ArrayList<>();
+
+    @BeforeAll
+    static void startBackends() throws Exception {
+        backends = new Backends(3);
+    }
+
+    @AfterAll
+    static void stopBackends() {
+        backends.close();
+    }
+
+    @BeforeEach
+    void reset() {
+        backends.reset();
+    }
+
+    @AfterEach
+    void closeChannels() throws InterruptedException {
+        for (ManagedChannel c : channels) {
+            c.shutdownNow();
+        }
+        for (ManagedChannel c : channels) {
+            c.awaitTermination(5, TimeUnit.SECONDS);
+        }
+        backends.reset();
+    }
+
+    /**
+     * A new channel with the hedge balancer, connected to the three backends by calls that do not go
+     * through the interceptor, and the interceptor in front of it: the interceptor has measured
+     * nothing, its budget is as built. (Connecting first keeps the transport's own start, which
+     * neither mode controls, out of what is checked.)
+     */
+    EchoGrpc.EchoBlockingStub fresh(HedgingClientInterceptor hedging) {
+        ManagedChannel ch = NettyChannelBuilder.forTarget(backends.target())
+                .usePlaintext()
+                .defaultLoadBalancingPolicy(HedgeLoadBalancerProvider.POLICY_NAME)
+                .build();
+        channels.add(ch);
+        Backends.Behaviour behaviour = backends.behaviour();
+        backends.behave((b, m, r, a) -> Action.reply(0));
+        EchoGrpc.EchoBlockingStub raw = EchoGrpc.newBlockingStub(ch);
+        Set<String> seen = new HashSet<>();
+        for (int i = 0; i < 200 && seen.size() < 3; i++) {
+            seen.add(raw.get(req("connect")).getBackend());
+        }
+        assertThat(seen).hasSize(3);
+        backends.behave(behaviour);
+        backends.executions.clear();
+        Channel intercepted = ClientInterceptors.intercept(ch, hedging);
+        return EchoGrpc.newBlockingStub(intercepted);
+    }
+
+    static EchoRequest req(String text) {
+        return EchoRequest.newBuilder().setText(text).build();
+    }
+
+    static Execution primary(String text) {
+        return backends.executions(text).stream()
+                .filter(e -> e.attempt == 1)
+                .findFirst()
+                .orElseThrow();
+    }
+
+    // ------------------------------------------------------------------------------------------
+
+    @Test
+    void should_hedge_its_first_calls_around_the_slow_backend_when_the_interceptor_is_new() throws Exception {
+        backends.behave((b, m, r, a) -> Action.reply(b == 0 ? 1_000 : 1));
+        HedgingClientInterceptor hedging = HedgingClientInterceptor.ofDefaults();
+        EchoGrpc.EchoBlockingStub stub = fresh(hedging);
+
+        int calls = 30; // far fewer than the 100 samples of the first estimate
+        List<EchoReply> replies = new ArrayList<>();
+        for (int i = 0; i < calls; i++) {
+            replies.add(stub.get(req("cold-" + i)));
+        }
+
+        HedgedExecutor executor = hedging.executor(GET).orElseThrow();
+        assertThat(executor.latencyTracker().sampleCount())
+                .as("the percentile has no estimate yet")
+                .isLessThan(100);
+        // no call waited for the slow backend: none was answered there
+        assertThat(replies).noneMatch(r -> r.getBackend().equals("b0"));
+        List<Integer> slowPrimaries = new ArrayList<>();
+        for (int i = 0; i < calls; i++) {
+            if (primary("cold-" + i).backend == 0) {
+                slowPrimaries.add(i);
+            }
+        }
+        assertThat(slowPrimaries)
+                .as("round robin sends the slow backend some primaries")
+                .isNotEmpty();
+        // every primary there was won by a hedge on another backend
+        for (int i : slowPrimaries) {
+            assertThat(replies.get(i).getAttempt()).as("call %d", i).isEqualTo(2);
+        }
+        HedgeStats stats = executor.stats();
+        assertThat(stats.hedgesWon()).isGreaterThanOrEqualTo(slowPrimaries.size());
+        assertThat(stats.budgetDenied()).isZero();
+        assertThat(hedging.budget().initialTokens()).isEqualTo(HedgingClientInterceptor.WARMUP_INITIAL_TOKENS);
+        GrpcHedgingTest.await(
+                "the slow backend sees every attempt cancelled",
+                () -> backends.executions.stream().filter(e -> e.backend == 0).allMatch(e -> e.cancelled));
+        assertThat(backends.executions).filteredOn(e -> e.backend == 0).noneMatch(e -> e.answered);
+    }
+
+    @Test
+    void should_wait_for_the_slow_backend_when_the_warmup_is_off() throws Exception {
+        backends.behave((b, m, r, a) -> Action.reply(b == 0 ? 300 : 1));
+        HedgingClientInterceptor hedging =
+                HedgingClientInterceptor.builder().warmup(false).build();
+        EchoGrpc.EchoBlockingStub stub = fresh(hedging);
+
+        List<EchoReply> replies = new ArrayList<>();
+        for (int i = 0; i < 9; i++) {
+            replies.add(stub.get(req("off-" + i)));
+        }
+
+        assertThat(hedging.warmup()).isFalse();
+        assertThat(hedging.budget().initialTokens()).isZero();
+        assertThat(hedging.executor(GET).orElseThrow().stats().hedgesSent()).isZero();
+        assertThat(replies)
+                .as("the primaries sent to the slow backend waited for it")
+                .anyMatch(r -> r.getBackend().equals("b0"));
+    }
+
+    @Test
+    void should_stop_warming_up_when_the_percentile_has_its_first_estimate() throws Exception {
+        // a warm-up delay no call reaches, to tell it from the percentile
+        Duration warmupDelay = Duration.ofSeconds(30);
+        HedgingClientInterceptor hedging =
+                HedgingClientInterceptor.builder().warmupMinDelay(warmupDelay).build();
+        EchoGrpc.EchoBlockingStub stub = fresh(hedging);
+        stub.get(req("first"));
+        HedgedExecutor executor = hedging.executor(GET).orElseThrow();
+        assertThat(executor.currentDelayNanos()).isEqualTo(warmupDelay.toNanos());
+
+        // the tracker publishes its estimate at its next refresh (1 s) after 100 samples
+        long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        int calls = 0;
+        while (executor.currentDelayNanos() == warmupDelay.toNanos()) {
+            assertThat(System.nanoTime())
+                    .as("no estimate after %d calls", calls)
+                    .isLessThan(end);
+            stub.get(req("warm-" + calls++));
+        }
+
+        assertThat(calls).isGreaterThanOrEqualTo(99);
+        assertThat(executor.latencyTracker().sampleCount()).isGreaterThanOrEqualTo(100);
+        // the delay is now the p96 itself, as a PercentileDelay without warm-up computes it
+        PercentileDelay p96 = DelayPolicy.percentile(0.96).build();
+        DelayContext ctx = DelayContext.of(2, List.of(), executor.latencyTracker());
+        long before = p96.delayNanos(ctx);
+        long delay = executor.currentDelayNanos();
+        long after = p96.delayNanos(ctx);
+        assertThat(delay).isIn(before, after).isLessThan(warmupDelay.toNanos());
+    }
+
+    @Test
+    void should_never_hedge_a_non_idempotent_method_when_warming_up() throws Exception {
+        backends.behave((b, m, r, a) -> Action.reply(200));
+        HedgingClientInterceptor hedging = HedgingClientInterceptor.ofDefaults();
+        EchoGrpc.EchoBlockingStub stub = fresh(hedging);
+
+        for (int i = 0; i < 5; i++) {
+            stub.append(req("once-" + i));
+        }
+        Thread.sleep(300); // a stray hedge would have reached a server by now
+
+        HedgedExecutor executor = hedging.executor(APPEND).orElseThrow();
+        assertThat(executor.currentDelayNanos())
+                .as("the warm-up delay is there, so only idempotence stops a hedge")
+                .isBetween(1L, TimeUnit.SECONDS.toNanos(1));
+        assertThat(backends.executions).hasSize(5);
+        assertThat(backends.executions).allMatch(e -> e.attempt == 1 && !e.cancelled);
+        assertThat(executor.stats().hedgesSent()).isZero();
+    }
+
+    @Test
+    void should_keep_a_supplied_delay_and_budget_as_given_when_the_defaults_are_replaced() throws Exception {
+        HedgingClientInterceptor own = HedgingClientInterceptor.builder()
+                .defaults(HedgeConfig.builder()
+                        .delay(DelayPolicy.percentile(0.96).build())
+                        .budgetRatio(0.05)
+                        .build())
+                .build();
+        HedgingClientInterceptor fromDefaults = HedgingClientInterceptor.builder()
+                .defaults(HedgeConfig.from(HedgingClientInterceptor.DEFAULT_CONFIG)
+                        .maxAttempts(3)
+                        .build())
+                .method(
+                        "hedge.test.Echo/Put",
+                        MethodPolicy.builder()
+                                .delay(DelayPolicy.percentile(0.9).build())
+                                .build())
+                .build();
+        EchoGrpc.EchoBlockingStub ownStub = fresh(own);
+        EchoGrpc.EchoBlockingStub fromDefaultsStub = fresh(fromDefaults);
+        ownStub.get(req("own"));
+        fromDefaultsStub.get(req("from-defaults"));
+        fromDefaultsStub.put(req("method-policy"));
+
+        assertThat(own.warmup()).isFalse();
+        assertThat(own.budget().initialTokens()).isZero();
+        HedgedExecutor ownGet = own.executor(GET).orElseThrow();
+        assertThat(((PercentileDelay) ownGet.config().delayPolicy()).fallback()).isSameAs(DelayPolicy.never());
+        assertThat(ownGet.currentDelayNanos()).isEqualTo(DelayPolicy.NO_HEDGE);
+
+        // HedgeConfig.from(DEFAULT_CONFIG) keeps the default delay, and with it the warm-up
+        assertThat(fromDefaults.warmup()).isTrue();
+        assertThat(fromDefaults.budget().initialTokens()).isEqualTo(HedgingClientInterceptor.WARMUP_INITIAL_TOKENS);
+        HedgedExecutor get = fromDefaults.executor(GET).orElseThrow();
+        assertThat(get.config().maxAttempts()).isEqualTo(3);
+        assertThat(get.currentDelayNanos()).isPositive();
+        // a method's own delay is its own
+        HedgedExecutor put = fromDefaults.executor("hedge.test.Echo/Put").orElseThrow();
+        assertThat(((PercentileDelay) put.config().delayPolicy()).fallback()).isSameAs(DelayPolicy.never());
+    }
+
+    @Test
+    void should_reject_warmup_settings_when_out_of_range() {
+        HedgingClientInterceptor.Builder b = HedgingClientInterceptor.builder();
+        assertThatThrownBy(() -> b.warmupFactor(0.5))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("warmupFactor must be in [1, 100], was 0.5");
+        assertThatThrownBy(() -> b.warmupFactor(101))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("warmupFactor must be in [1, 100], was 101.0");
+        assertThatThrownBy(() -> b.warmupFactor(Double.NaN))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("warmupFactor must be in [1, 100], was NaN");
+        assertThatThrownBy(() -> b.warmupMinDelay(Duration.ZERO))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("warmupMinDelay must be in (0, 60 s], was PT0S");
+        assertThatThrownBy(() -> b.warmupMinDelay(Duration.ofSeconds(61)))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("warmupMinDelay must be in (0, 60 s], was PT1M1S");
+        assertThatThrownBy(() -> b.warmupMinDelay(null))
+                .isInstanceOf(NullPointerException.class)
+                .hasMessage("warmupMinDelay must not be null");
+
+        HedgingClientInterceptor edges = b.warmupFactor(1)
+                .warmupFactor(100)
+                .warmupMinDelay(Duration.ofNanos(1))
+                .warmupMinDelay(Duration.ofSeconds(60))
+                .build();
+        assertThat(edges.warmupFactor()).isEqualTo(100);
+        assertThat(edges.warmupMinDelay()).isEqualTo(Duration.ofSeconds(60));
+        HedgingClientInterceptor defaults = HedgingClientInterceptor.ofDefaults();
+        assertThat(defaults.warmupFactor()).isEqualTo(4);
+        assertThat(defaults.warmupMinDelay()).isEqualTo(Duration.ofMillis(4));
+    }
+}
