@@ -32,6 +32,9 @@ public final class HedgeDemo {
     private static final List<java.util.logging.Logger> QUIET =
             List.of(java.util.logging.Logger.getLogger("io.grpc"), java.util.logging.Logger.getLogger("io.netty"));
 
+    /** hedge-grpc's default percentile ({@code HedgingClientInterceptor.DEFAULT_CONFIG}'s delay). */
+    static final double DEFAULT_HEDGE_PERCENTILE = 0.96;
+
     private HedgeDemo() {}
 
     /** The demo's settings, parsed from the command line. */
@@ -43,7 +46,7 @@ public final class HedgeDemo {
         List<InetSocketAddress> grpc = List.of();
         String method = "grpc.health.v1.Health/Check";
         List<String> modes = List.of("none", "hedge", "native");
-        double hedgePercentile = 0.96;
+        double hedgePercentile = DEFAULT_HEDGE_PERCENTILE;
         double budget = 0.05;
         int maxAttempts = 3;
         double medianMillis = 2;
@@ -263,7 +266,9 @@ public final class HedgeDemo {
               --warmup S           unrecorded warm-up per mode, seconds (default 1)
               --report FILE        where to write the HTML report (default target/hedge-demo-report.html)
               --modes LIST         any of none,hedge,native (default all three, in that order)
-              --hedge-percentile P hedge-grpc: hedge after this percentile of recent latency (default 0.96)
+              --hedge-percentile P hedge-grpc: hedge after this percentile of recent latency (default 0.96,
+                                   the interceptor's default delay, which warms up; another value
+                                   does not hedge before 100 samples)
               --budget F           hedge-grpc: at most F extra attempts per call (default 0.05)
               --max-attempts N     attempts per call for both hedging modes, in [1, 5] (default 3)
               --native-delay-ms D  native hedgingDelay (default: the delay hedge-grpc reached;
@@ -390,14 +395,18 @@ public final class HedgeDemo {
                     }
                     case "hedge" -> {
                         label = "hedge-grpc";
+                        // the interceptor's defaults (p96 delay under a 5% budget), as set on the command line;
+                        // the default delay is kept as it is, so that it warms up (hedges the first calls,
+                        // before the percentile's first estimate): a percentile of the demo's own would not
+                        HedgeConfig.Builder config = HedgeConfig.from(HedgingClientInterceptor.DEFAULT_CONFIG)
+                                .budgetRatio(o.budget)
+                                .maxAttempts(o.maxAttempts);
+                        if (o.hedgePercentile != DEFAULT_HEDGE_PERCENTILE) {
+                            config.delay(
+                                    DelayPolicy.percentile(o.hedgePercentile).build());
+                        }
                         hedging = HedgingClientInterceptor.builder()
-                                // the interceptor's defaults (p96 delay under a 5% budget), as set on the command line
-                                .defaults(HedgeConfig.from(HedgingClientInterceptor.DEFAULT_CONFIG)
-                                        .delay(DelayPolicy.percentile(o.hedgePercentile)
-                                                .build())
-                                        .budgetRatio(o.budget)
-                                        .maxAttempts(o.maxAttempts)
-                                        .build())
+                                .defaults(config.build())
                                 .build();
                         channel = channel(target, HedgeLoadBalancerProvider.POLICY_NAME)
                                 .intercept(hedging)
@@ -425,10 +434,20 @@ public final class HedgeDemo {
                     setup.add(String.format(
                             Locale.ROOT,
                             "hedge-grpc: hedge after the p%s of recent per-attempt latency, budget %s%% extra"
-                                    + " attempts, maxAttempts %d, hedge_round_robin balancer",
+                                    + " attempts, maxAttempts %d, hedge_round_robin balancer%s",
                             trim(100 * o.hedgePercentile),
                             trim(100 * o.budget),
-                            o.maxAttempts));
+                            o.maxAttempts,
+                            hedging.warmup()
+                                    ? String.format(
+                                            Locale.ROOT,
+                                            "; before the percentile's first estimate, a warm-up delay (%sx the"
+                                                    + " backends' latency so far, at least %s ms) and %s initial"
+                                                    + " tokens",
+                                            trim(hedging.warmupFactor()),
+                                            trim(hedging.warmupMinDelay().toNanos() / 1e6),
+                                            trim(hedging.budget().initialTokens()))
+                                    : "; no hedge before the percentile's first estimate"));
                 }
                 progress.startPhase(label);
                 try {
