@@ -520,8 +520,7 @@ final class HedgedCall<T> extends CompletableFuture<T> implements DelayContext {
         a.finish(Attempt.SUCCEEDED, now, null);
         engine.attemptsEnded.increment();
         engine.tracker.record(a.target, now - a.startNanos);
-        engine.savings.primaryAnswered(now - a.startNanos);
-        engine.savings.callSucceeded(now - startNanos);
+        engine.savings.primaryWon(now - startNanos);
         inFlight = 0;
         state = DONE;
         engine.successes.increment();
@@ -543,9 +542,6 @@ final class HedgedCall<T> extends CompletableFuture<T> implements DelayContext {
         }
         if (error == null) {
             engine.tracker.record(a.target, now - a.startNanos);
-            if (a.number == 1) {
-                engine.savings.primaryAnswered(now - a.startNanos);
-            }
         }
         ErrorClassifier.Decision decision = error == null ? null : classify(cause);
         ScheduledTask hedgeT = null;
@@ -560,6 +556,10 @@ final class HedgedCall<T> extends CompletableFuture<T> implements DelayContext {
         synchronized (this) {
             inFlight--;
             if (state == DONE) {
+                if (error == null && a.number == 1) {
+                    // a primary left running for the savings sample: the call was won by a hedge
+                    engine.savings.primaryAnswered(now - a.startNanos);
+                }
                 return;
             }
             if (error == null) {
@@ -635,7 +635,11 @@ final class HedgedCall<T> extends CompletableFuture<T> implements DelayContext {
                 }
             }
             engine.successes.increment();
-            engine.savings.callSucceeded(now - startNanos);
+            if (a.number == 1) {
+                engine.savings.primaryWon(now - startNanos); // one sample of both distributions
+            } else {
+                engine.savings.hedgeWon(now - startNanos);
+            }
             finish(CallCompleted.CallOutcome.SUCCESS, a.number, now);
             super.complete(value);
         } else {
