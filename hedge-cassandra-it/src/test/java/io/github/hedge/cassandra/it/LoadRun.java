@@ -72,7 +72,19 @@ final class LoadRun {
      */
     static LoadRun run(
             Mode mode, CqlSession session, String runId, Duration duration, int watchNode, List<Event> timeline) {
-        Workload workload = new Workload(session);
+        return run(mode, session, "kv", runId, duration, watchNode, timeline);
+    }
+
+    /** As {@link #run(Mode, CqlSession, String, Duration, int, List)}, reading {@code ks.<readTable>}. */
+    static LoadRun run(
+            Mode mode,
+            CqlSession session,
+            String readTable,
+            String runId,
+            Duration duration,
+            int watchNode,
+            List<Event> timeline) {
+        Workload workload = new Workload(session, readTable);
         LoadRun run = new LoadRun(mode, new Workload.Ledger(runId), duration.toNanos());
         Queue<Sample> out = new ConcurrentLinkedQueue<>();
         long t0 = System.nanoTime();

@@ -33,12 +33,18 @@ class StallIT {
         Fixture f = Fixture.get();
         Duration constantDelay = Duration.ofMillis(20);
         for (Mode mode : Mode.selected()) {
+            // each mode reads a table of its own: a coordinator retries a read of the stalled replica
+            // after its table's read p99 (speculative_retry '99p'), which an earlier mode's stall inflates
+            String table = "kv_stall_" + mode.name().toLowerCase(java.util.Locale.ROOT);
+            Workload.createReadTable(f.admin, table);
             LoadRun run;
             try (CqlSession s = mode.open(constantDelay)) {
                 Fixture.waitAllUp(s);
+                System.out.println("stall, " + mode + ", before the run: " + coordinatorReads(f.admin, table));
                 run = LoadRun.run(
                         mode,
                         s,
+                        table,
                         "stall-" + mode,
                         RUN,
                         0,
@@ -52,6 +58,7 @@ class StallIT {
                 f.cluster.resume(VICTIM); // never leave a node stopped
             }
             runs.put(mode, run);
+            System.out.println("stall, " + mode + ", after the run: " + coordinatorReads(f.admin, table));
             if (mode == Mode.NONE) {
                 constantDelay = Scenario.sameExtraLoadDelay(run, WARMUP_S, STALL_S);
             }
@@ -94,6 +101,40 @@ class StallIT {
                         s.latencyMs(),
                         (s.start() - fault) / 1e6))
                 .collect(java.util.stream.Collectors.joining("; "));
+    }
+
+    /**
+     * Each node's coordinator read latency for {@code ks.<table>} and for the shared {@code ks.kv}
+     * ({@code system_views.coordinator_read_latency}: count, p99, max in ms): the history that
+     * {@code speculative_retry '99p'} times a coordinator's retry of a slow replica by.
+     */
+    static String coordinatorReads(CqlSession admin, String table) {
+        StringBuilder out = new StringBuilder();
+        for (com.datastax.oss.driver.api.core.metadata.Node node :
+                admin.getMetadata().getNodes().values()) {
+            out.append(node.getEndPoint()).append(':');
+            for (String t : List.of(table, "kv")) {
+                com.datastax.oss.driver.api.core.cql.Row r = admin.execute(
+                                com.datastax.oss.driver.api.core.cql.SimpleStatement.newInstance(
+                                                "SELECT count, p99th_ms, max_ms FROM system_views.coordinator_read_latency"
+                                                        + " WHERE keyspace_name = 'ks' AND table_name = ?",
+                                                t)
+                                        .setNode(node))
+                        .one();
+                out.append(
+                        r == null
+                                ? " " + t + " -"
+                                : String.format(
+                                        java.util.Locale.ROOT,
+                                        " %s n=%d p99=%.1f max=%.1f",
+                                        t,
+                                        r.getLong("count"),
+                                        r.getDouble("p99th_ms"),
+                                        r.getDouble("max_ms")));
+            }
+            out.append("; ");
+        }
+        return out.toString();
     }
 
     static double issueBound(LoadRun run) {

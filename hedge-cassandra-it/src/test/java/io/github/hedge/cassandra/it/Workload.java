@@ -53,9 +53,33 @@ final class Workload {
         }
     }
 
+    /**
+     * Creates table {@code ks.<table>} shaped like {@code ks.kv} and writes the rows reads ask for
+     * (at ALL). A run that reads its own new table starts from a coordinator read-latency history of
+     * its own: Cassandra's {@code speculative_retry = '99p'} (the default) times a coordinator's
+     * retry of a slow replica by that history, which earlier faults on a shared table inflate.
+     */
+    static void createReadTable(CqlSession admin, String table) {
+        Duration ddl = Duration.ofSeconds(30);
+        admin.execute(
+                SimpleStatement.newInstance("CREATE TABLE IF NOT EXISTS ks." + table + " (k int PRIMARY KEY, v text)")
+                        .setTimeout(ddl));
+        admin.checkSchemaAgreement();
+        PreparedStatement p = admin.prepare("INSERT INTO ks." + table + " (k, v) VALUES (?, ?)");
+        for (int k = 0; k < ROWS; k++) {
+            admin.execute(p.bind(k, "value-" + k).setConsistencyLevel(ConsistencyLevel.ALL));
+        }
+    }
+
+    /** Reads {@code ks.kv}. */
     Workload(CqlSession session) {
+        this(session, "kv");
+    }
+
+    /** Reads {@code ks.<readTable>}, written by {@link #createReadTable}. */
+    Workload(CqlSession session, String readTable) {
         this.session = session;
-        read = session.prepare("SELECT v FROM ks.kv WHERE k = ?");
+        read = session.prepare("SELECT v FROM ks." + readTable + " WHERE k = ?");
         insert = session.prepare("INSERT INTO ks.acked (k, v) VALUES (?, ?)");
         count = session.prepare("UPDATE ks.counters SET c = c + 1 WHERE k = ?");
         lwt = session.prepare("INSERT INTO ks.lwt (k, v) VALUES (?, ?) IF NOT EXISTS");

@@ -64,7 +64,12 @@ public final class Engine {
     private final AtomicBoolean warnedNonIdempotent = new AtomicBoolean();
 
     final LongAdder calls = new LongAdder();
-    final LongAdder successes = new LongAdder();
+    /**
+     * Calls that succeeded, each by its winning attempt: one count for the call's success and for
+     * that attempt's end, so a won call costs one increment here instead of two.
+     */
+    final LongAdder wins = new LongAdder();
+
     final LongAdder failures = new LongAdder();
     final LongAdder deadlineExceeded = new LongAdder();
     final LongAdder cancelled = new LongAdder();
@@ -72,7 +77,7 @@ public final class Engine {
     final LongAdder hedgesWon = new LongAdder();
     final LongAdder budgetDenied = new LongAdder();
     final LongAdder notHedgedNonIdempotent = new LongAdder();
-    /** Attempts that completed or were cancelled; pending = attempts - attemptsEnded. */
+    /** Attempts that failed, lost or were cancelled; pending = attempts - attemptsEnded - wins. */
     final LongAdder attemptsEnded = new LongAdder();
 
     public Engine(String name, HedgeConfig config) {
@@ -138,11 +143,11 @@ public final class Engine {
 
     public HedgeStats stats() {
         // ends are read before starts, so a call racing this read never shows as negative in flight
-        long ok = successes.sum();
+        long ok = wins.sum();
         long failed = failures.sum();
         long deadline = deadlineExceeded.sum();
         long cancel = cancelled.sum();
-        long ended = attemptsEnded.sum();
+        long ended = attemptsEnded.sum() + ok;
         long callsStarted = calls.sum();
         long hedges = hedgesSent.sum();
         long attemptsStarted = callsStarted + hedges;

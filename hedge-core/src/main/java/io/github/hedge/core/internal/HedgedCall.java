@@ -518,13 +518,11 @@ final class HedgedCall<T> extends CompletableFuture<T> implements DelayContext {
     private void wonSynchronously(Attempt<T> a, T value) {
         long now = engine.ticker.nanoTime();
         a.finish(Attempt.SUCCEEDED, now, null);
-        engine.attemptsEnded.increment();
         engine.tracker.record(a.target, now - a.startNanos);
-        engine.savings.primaryAnswered(now - a.startNanos);
-        engine.savings.callSucceeded(now - startNanos);
+        engine.savings.primaryWon(now - startNanos);
         inFlight = 0;
         state = DONE;
-        engine.successes.increment();
+        engine.wins.increment(); // the call succeeded and its attempt ended
         finish(CallCompleted.CallOutcome.SUCCESS, 1, now);
         super.complete(value);
     }
@@ -536,16 +534,15 @@ final class HedgedCall<T> extends CompletableFuture<T> implements DelayContext {
         if (!a.finish(error == null ? Attempt.SUCCEEDED : Attempt.FAILED, now, cause)) {
             return; // it was cancelled first: a loser, already accounted for
         }
-        engine.attemptsEnded.increment();
+        if (error != null) {
+            engine.attemptsEnded.increment(); // a success ends as a win (engine.wins) or below
+        }
         ScheduledTask cap = a.sampleCap;
         if (cap != null) {
             cap.cancel(); // a primary left running for the savings sample answered in time
         }
         if (error == null) {
             engine.tracker.record(a.target, now - a.startNanos);
-            if (a.number == 1) {
-                engine.savings.primaryAnswered(now - a.startNanos);
-            }
         }
         ErrorClassifier.Decision decision = error == null ? null : classify(cause);
         ScheduledTask hedgeT = null;
@@ -560,6 +557,13 @@ final class HedgedCall<T> extends CompletableFuture<T> implements DelayContext {
         synchronized (this) {
             inFlight--;
             if (state == DONE) {
+                if (error == null) {
+                    engine.attemptsEnded.increment(); // answered after another attempt won
+                    if (a.number == 1) {
+                        // a primary left running for the savings sample: the call was won by a hedge
+                        engine.savings.primaryAnswered(now - a.startNanos);
+                    }
+                }
                 return;
             }
             if (error == null) {
@@ -634,8 +638,12 @@ final class HedgedCall<T> extends CompletableFuture<T> implements DelayContext {
                     engine.events.publish(new HedgeWon(engine.name, callId(), a.number, a.target, now));
                 }
             }
-            engine.successes.increment();
-            engine.savings.callSucceeded(now - startNanos);
+            engine.wins.increment(); // the call succeeded and this attempt ended
+            if (a.number == 1) {
+                engine.savings.primaryWon(now - startNanos); // one sample of both distributions
+            } else {
+                engine.savings.hedgeWon(now - startNanos);
+            }
             finish(CallCompleted.CallOutcome.SUCCESS, a.number, now);
             super.complete(value);
         } else {

@@ -2,20 +2,46 @@ package io.github.hedge.core.internal;
 
 import io.github.hedge.core.HedgeSavings;
 import io.github.hedge.core.HedgeStats;
-import io.github.hedge.core.LatencyTracker;
+import io.github.hedge.core.LatencySummary;
 import io.github.hedge.core.spi.Ticker;
 import java.time.Duration;
+import java.util.concurrent.locks.ReentrantLock;
 
 /**
  * The data behind {@link HedgeSavings}: primaries' latency (answered, or censored when cancelled)
- * and successful calls' end-to-end latency, each in a {@link LatencyTracker} of its own (no
- * targets). Recording is lock-free and O(1): one striped increment. Internal; thread-safe.
+ * and successful calls' end-to-end latency, each in a sliding window of its own.
+ *
+ * <p><b>One increment per call.</b> A primary that wins its call is one sample of both
+ * distributions (it starts when the call starts), so it is recorded once, in a counter whose drain
+ * feeds both windows. Only calls a hedge touched record more: a call won by a hedge (the call's
+ * latency) and its cancelled primary (censored), or a primary left running that answered after its
+ * call ended. Recording is lock-free and O(1).
+ *
+ * <p>Reading refreshes both windows under a lock at most once per refresh interval, as {@link
+ * io.github.hedge.core.LatencyTracker} does. Internal; thread-safe.
  */
 public final class Savings {
     private static final long MIN_SAMPLES = 10_000;
+    private static final int B = LogLinearBuckets.BUCKET_COUNT;
+    private static final double[] PS = {0.5, 0.9, 0.95, 0.99, 0.999};
 
-    private final LatencyTracker primaries;
-    private final LatencyTracker calls;
+    private final Ticker ticker;
+    private final long refreshNanos;
+    /** [0, B): a primary won its call (both distributions); [B, 2B): another attempt won (calls only). */
+    private final StripedBucketCounter wins;
+    /** [0, B): a primary answered after its call ended; [B, 2B): a primary cancelled (censored). */
+    private final StripedBucketCounter primariesOnly;
+
+    // guarded by lock
+    private final ReentrantLock lock = new ReentrantLock();
+    private final SliceCollector collector = new SliceCollector();
+    private final SlidingBucketWindow primaries;
+    private final SlidingBucketWindow calls;
+    private long lastRefreshNanos;
+    private long primariesVersion = -1;
+    private long callsVersion = -1;
+    private LatencySummary primariesSummary = LatencySummary.EMPTY;
+    private LatencySummary callsSummary = LatencySummary.EMPTY;
 
     /**
      * @param ticker the executor's time source
@@ -34,34 +60,42 @@ public final class Savings {
         if (maxAge.toNanos() / refresh.toNanos() > 100_000) {
             maxAge = refresh.multipliedBy(100_000);
         }
-        this.primaries = tracker(ticker, window, refresh, maxAge);
-        this.calls = tracker(ticker, window, refresh, maxAge);
+        this.ticker = ticker;
+        this.refreshNanos = refresh.toNanos();
+        int slices = slices(window, refresh);
+        int maxSlices = Math.max(slices, slices(maxAge, refresh));
+        this.primaries = new SlidingBucketWindow(slices, MIN_SAMPLES, maxSlices);
+        this.calls = new SlidingBucketWindow(slices, MIN_SAMPLES, maxSlices);
+        int cpus = Runtime.getRuntime().availableProcessors();
+        this.wins = new StripedBucketCounter(StripedBucketCounter.stripesFor(2 * cpus, 4, 16));
+        this.primariesOnly = new StripedBucketCounter(StripedBucketCounter.stripesFor(cpus, 2, 4));
+        this.lastRefreshNanos = ticker.nanoTime();
     }
 
-    private static LatencyTracker tracker(Ticker ticker, Duration window, Duration refresh, Duration maxAge) {
-        return LatencyTracker.builder()
-                .ticker(ticker)
-                .window(window)
-                .refreshInterval(refresh)
-                .minWindowSamples(MIN_SAMPLES)
-                .maxWindowAge(maxAge)
-                .maxTargets(1)
-                .build();
+    private static int slices(Duration span, Duration refresh) {
+        long w = span.toNanos();
+        long r = refresh.toNanos();
+        return (int) Math.min(w / r + (w % r == 0 ? 0 : 1), Integer.MAX_VALUE);
     }
 
-    /** A primary answered (successfully) after {@code nanos}. */
+    /** A call's primary (started with the call) won it, {@code nanos} after the call started. */
+    public void primaryWon(long nanos) {
+        wins.increment(StripedBucketCounter.probe(), LogLinearBuckets.indexOf(nanos));
+    }
+
+    /** A call was won by an attempt other than its primary, {@code nanos} after the call started. */
+    public void hedgeWon(long nanos) {
+        wins.increment(StripedBucketCounter.probe(), B + LogLinearBuckets.indexOf(nanos));
+    }
+
+    /** A primary answered (successfully) after {@code nanos}, but not as its call's winner. */
     public void primaryAnswered(long nanos) {
-        primaries.record(nanos);
+        primariesOnly.increment(StripedBucketCounter.probe(), LogLinearBuckets.indexOf(nanos));
     }
 
     /** A primary was cancelled after running {@code nanos}. */
     public void primaryCancelled(long nanos) {
-        primaries.recordCensored(nanos);
-    }
-
-    /** A call succeeded {@code nanos} after it started. */
-    public void callSucceeded(long nanos) {
-        calls.record(nanos);
+        primariesOnly.increment(StripedBucketCounter.probe(), B + LogLinearBuckets.indexOf(nanos));
     }
 
     /**
@@ -70,6 +104,63 @@ public final class Savings {
      */
     public HedgeSavings snapshot(HedgeStats stats) {
         double extra = stats.calls() == 0 ? 0 : (double) stats.hedgesSent() / stats.calls();
-        return new HedgeSavings(calls.summary(), primaries.summary(), primaries.censoredCount(), extra);
+        lock.lock();
+        try {
+            refreshIfDue();
+            if (primaries.version() != primariesVersion) {
+                primariesSummary = summary(primaries);
+                primariesVersion = primaries.version();
+            }
+            if (calls.version() != callsVersion) {
+                callsSummary = summary(calls);
+                callsVersion = calls.version();
+            }
+            return new HedgeSavings(callsSummary, primariesSummary, primaries.censored(), extra);
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Under the lock. */
+    private void refreshIfDue() {
+        long now = ticker.nanoTime();
+        long elapsed = now - lastRefreshNanos;
+        if (elapsed < refreshNanos) {
+            return;
+        }
+        long intervals = elapsed / refreshNanos;
+        lastRefreshNanos += intervals * refreshNanos;
+        wins.drainTo(collector);
+        long[] won = collector.takeSlice();
+        if (won != null) {
+            for (long entry : won) {
+                int index = SliceCollector.index(entry);
+                collector.add(index < B ? index : index - B, SliceCollector.count(entry));
+            }
+        }
+        calls.advance(intervals, collector.takeSlice());
+        if (won != null) {
+            for (long entry : won) {
+                int index = SliceCollector.index(entry);
+                if (index < B) {
+                    collector.add(index, SliceCollector.count(entry));
+                }
+            }
+        }
+        primariesOnly.drainTo(collector);
+        primaries.advance(intervals, collector.takeSlice());
+    }
+
+    private static LatencySummary summary(SlidingBucketWindow w) {
+        long count = w.total();
+        if (count == 0) {
+            return LatencySummary.EMPTY;
+        }
+        long[] values = new long[PS.length];
+        w.valuesAt(PS, values);
+        if (values[0] < 0) {
+            return LatencySummary.EMPTY;
+        }
+        return new LatencySummary(count, values[0], values[1], values[2], values[3], values[4], w.max());
     }
 }
