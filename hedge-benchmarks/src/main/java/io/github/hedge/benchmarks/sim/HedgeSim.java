@@ -16,6 +16,7 @@ import java.util.Set;
  * java -jar hedge-sim.jar tail --dist pareto:2,1 --plot docs/img/tail-percentiles.png
  * java -jar hedge-sim.jar plot --dist lognormal:0,1 --out docs/img/tail-percentiles.png
  * java -jar hedge-sim.jar shift --dist lognormal:0,1 --budget 0.05 --seed 1
+ * java -jar hedge-sim.jar closed-shift --seed 1
  * java -jar hedge-sim.jar load --dist lognormal:0,1 --budget 0.05 --requests 200000 --seed 1
  * java -jar hedge-sim.jar timers
  * java -jar hedge-sim.jar sweep --seed 1 > docs/bench-results/sweep.jsonl
