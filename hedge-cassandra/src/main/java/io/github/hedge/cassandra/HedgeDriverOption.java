@@ -29,8 +29,18 @@ public enum HedgeDriverOption implements DriverOption {
      * cannot drag the delay above it; default 1 s.
      */
     MAX_DELAY("advanced.speculative-execution-policy.hedge.max-delay"),
-    /** Samples needed before the percentile is used (no hedging before); default 100. */
+    /**
+     * Samples needed before the percentile is used; before, the warm-up delay decides ({@link
+     * #WARM_UP}), or nothing is hedged when it is off; default 100.
+     */
     MIN_SAMPLES("advanced.speculative-execution-policy.hedge.min-samples"),
+    /**
+     * Whether a new session hedges before the percentile has its first estimate (boolean, default
+     * true; {@code percentile} delay kind only): at 4 times the median node's latency so far (at
+     * least 4 ms, at most {@code max-delay}), with the budget's burst (20 tokens) as starting
+     * credit. Needs {@link HedgeLoadBalancingPolicy}, which measures the nodes.
+     */
+    WARM_UP("advanced.speculative-execution-policy.hedge.warm-up"),
     /** Extra executions allowed per idempotent request (the budget), in [0, 1]; default 0.05. */
     MAX_EXTRA_LOAD("advanced.speculative-execution-policy.hedge.max-extra-load"),
     /** The budget's and the latency tracker's sliding window (duration); default 30 s. */

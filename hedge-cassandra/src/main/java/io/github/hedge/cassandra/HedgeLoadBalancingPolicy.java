@@ -59,7 +59,10 @@ public class HedgeLoadBalancingPolicy implements LoadBalancingPolicy {
 
     private final DriverContext context;
     private final LoadBalancingPolicy delegate;
+    /** Per-node latency: ordering (when on) and the speculative execution policy's warm-up. */
     private final LatencyScores<Node> scores;
+
+    private final boolean ordering;
     private final String timerThreadPrefix;
     private final RequestTracker tracker;
 
@@ -75,24 +78,21 @@ public class HedgeLoadBalancingPolicy implements LoadBalancingPolicy {
         DriverExecutionProfile p = context.getConfig().getProfile(profileName);
         this.delegate = newDelegate(
                 context, profileName, Options.getString(p, HedgeDriverOption.LBP_DELEGATE_CLASS, DEFAULT_DELEGATE));
-        if (Options.getBoolean(p, HedgeDriverOption.LBP_LATENCY_AWARE, false)) {
-            LatencyAwareOptions la = LatencyAwareOptions.builder()
-                    .exclusionThreshold(
-                            Options.getDouble(p, HedgeDriverOption.LBP_EXCLUSION_THRESHOLD, 2.0, 1.0, 1000.0, true))
-                    .scale(Options.getDuration(p, HedgeDriverOption.LBP_SCALE, Duration.ofMillis(100), false))
-                    .retryPeriod(
-                            Options.getDuration(p, HedgeDriverOption.LBP_RETRY_PERIOD, Duration.ofSeconds(10), false))
-                    .minMeasurements(Options.getInt(p, HedgeDriverOption.LBP_MIN_MEASUREMENTS, 5, 1, 100_000))
-                    .build();
-            this.scores = new LatencyScores<>(
-                    la.exclusionThreshold(),
-                    la.scale().toNanos(),
-                    la.retryPeriod().toNanos(),
-                    la.minMeasurements(),
-                    Ticker.system());
-        } else {
-            this.scores = null;
-        }
+        this.ordering = Options.getBoolean(p, HedgeDriverOption.LBP_LATENCY_AWARE, false);
+        LatencyAwareOptions la = LatencyAwareOptions.builder()
+                .exclusionThreshold(
+                        Options.getDouble(p, HedgeDriverOption.LBP_EXCLUSION_THRESHOLD, 2.0, 1.0, 1000.0, true))
+                .scale(Options.getDuration(p, HedgeDriverOption.LBP_SCALE, Duration.ofMillis(100), false))
+                .retryPeriod(Options.getDuration(p, HedgeDriverOption.LBP_RETRY_PERIOD, Duration.ofSeconds(10), false))
+                .minMeasurements(Options.getInt(p, HedgeDriverOption.LBP_MIN_MEASUREMENTS, 5, 1, 100_000))
+                .build();
+        // kept with ordering off too: the speculative execution policy warms up on them
+        this.scores = new LatencyScores<>(
+                la.exclusionThreshold(),
+                la.scale().toNanos(),
+                la.retryPeriod().toNanos(),
+                la.minMeasurements(),
+                Ticker.system());
         this.timerThreadPrefix = context.getSessionName() + "-timer-";
         this.tracker = new HedgeRequestTracker(
                 context, this, scores, delegate.getRequestTracker().orElse(null));
@@ -132,7 +132,12 @@ public class HedgeLoadBalancingPolicy implements LoadBalancingPolicy {
      * @return whether latency-aware ordering currently puts it at the back of plans (false when off)
      */
     public boolean isExcluded(Node node) {
-        return scores != null && scores.isExcluded(node);
+        return ordering && scores.isExcluded(node);
+    }
+
+    /** The per-node latency scores, for {@link HedgeSpeculativeExecutionPolicy}'s warm-up. */
+    LatencyScores<Node> latencyScores() {
+        return scores;
     }
 
     @Override
@@ -148,7 +153,7 @@ public class HedgeLoadBalancingPolicy implements LoadBalancingPolicy {
     @Override
     public Queue<Node> newQueryPlan(Request request, Session session) {
         Queue<Node> plan = delegate.newQueryPlan(request, session);
-        if (scores != null) {
+        if (ordering) {
             List<Node> nodes = new ArrayList<>(4);
             for (Node n = plan.poll(); n != null; n = plan.poll()) {
                 nodes.add(n);
@@ -188,7 +193,7 @@ public class HedgeLoadBalancingPolicy implements LoadBalancingPolicy {
 
                     @Override
                     public boolean onSpeculative(int attemptNumber, Node primary, long sincePrimaryNanos) {
-                        if (scores != null && primary != null) {
+                        if (primary != null) {
                             scores.record(primary, sincePrimaryNanos); // censored: it ran at least this long
                         }
                         return hedge.onSpeculativeExecution(attemptNumber);

@@ -4,15 +4,18 @@ import com.datastax.oss.driver.api.core.CqlIdentifier;
 import com.datastax.oss.driver.api.core.config.DefaultDriverOption;
 import com.datastax.oss.driver.api.core.config.DriverExecutionProfile;
 import com.datastax.oss.driver.api.core.context.DriverContext;
+import com.datastax.oss.driver.api.core.loadbalancing.LoadBalancingPolicy;
 import com.datastax.oss.driver.api.core.metadata.Node;
 import com.datastax.oss.driver.api.core.session.Request;
 import com.datastax.oss.driver.api.core.specex.SpeculativeExecutionPolicy;
 import io.github.hedge.cassandra.internal.Options;
 import io.github.hedge.cassandra.internal.Statements;
+import io.github.hedge.cassandra.internal.WarmupDelay;
 import io.github.hedge.core.DelayContext;
 import io.github.hedge.core.DelayPolicy;
 import io.github.hedge.core.HedgeBudget;
 import io.github.hedge.core.LatencyTracker;
+import io.github.hedge.core.PercentileDelay;
 import io.github.hedge.core.event.BudgetExhausted;
 import io.github.hedge.core.event.HedgeEvents;
 import io.github.hedge.core.event.HedgeSent;
@@ -49,6 +52,13 @@ import org.slf4j.LoggerFactory;
  * charges this policy's budget there and ends the plan for that execution when the budget is
  * spent (the running executions go on). It also feeds the latency of every answered execution to
  * this policy's tracker through its request tracker. Without it this policy refuses to start.
+ *
+ * <p><b>Warm-up.</b> Until the percentile has its first estimate ({@code min-samples}, 100,
+ * published at the tracker's next 1 s refresh), a new session hedges at 4 times the median node's
+ * latency so far (at least 4 ms, at most {@code max-delay}; the latency {@link
+ * HedgeLoadBalancingPolicy} measures, with or without ordering), and the budget starts with its 20
+ * tokens of burst, so the first requests do not wait on a slow replica. {@code hedge.warm-up =
+ * false} turns both off (no speculation before the first estimate).
  *
  * <p><b>Censoring.</b> Through the driver, a losing execution reports nothing (its callback is
  * cancelled): the tracker sees winners and timeouts, so its percentile is biased low, hedges are
@@ -104,6 +114,7 @@ public class HedgeSpeculativeExecutionPolicy implements SpeculativeExecutionPoli
         double extraLoad = Options.getDouble(p, HedgeDriverOption.MAX_EXTRA_LOAD, 0.05, 0.0, 1.0, false);
         Duration window = Options.getDuration(p, HedgeDriverOption.WINDOW, Duration.ofSeconds(30), false);
         String kind = Options.getString(p, HedgeDriverOption.DELAY_KIND, "percentile");
+        boolean warmUp = false;
         if (kind.equalsIgnoreCase("fixed")) {
             this.delay = DelayPolicy.fixed(
                     Options.getDuration(p, DefaultDriverOption.SPECULATIVE_EXECUTION_DELAY, Duration.ZERO, true));
@@ -127,16 +138,23 @@ public class HedgeSpeculativeExecutionPolicy implements SpeculativeExecutionPoli
                         + profileName + ")");
             }
             int minSamples = Options.getInt(p, HedgeDriverOption.MIN_SAMPLES, 100, 1, 1_000_000);
-            this.delay = DelayPolicy.percentile(percentile)
-                    .min(min)
-                    .max(max)
-                    .minSamples(minSamples)
-                    .build();
+            warmUp = Options.getBoolean(p, HedgeDriverOption.WARM_UP, true);
+            PercentileDelay.Builder percentileDelay =
+                    DelayPolicy.percentile(percentile).min(min).max(max).minSamples(minSamples);
+            if (warmUp) {
+                percentileDelay.fallback(new WarmUp(context, profileName, max.toNanos()));
+            }
+            this.delay = percentileDelay.build();
         } else {
             throw new IllegalArgumentException(HedgeDriverOption.DELAY_KIND.getPath()
                     + " must be one of [percentile, fixed], was " + kind + " (profile " + profileName + ")");
         }
-        this.budget = HedgeBudget.builder().ratio(extraLoad).window(window).build();
+        HedgeBudget.Builder budgetBuilder =
+                HedgeBudget.builder().ratio(extraLoad).window(window);
+        if (warmUp) {
+            budgetBuilder.initialTokens(HedgeBudget.Builder.DEFAULT_MIN_BURST); // the warm-up's hedges
+        }
+        this.budget = budgetBuilder.build();
         this.tracker = LatencyTracker.builder().window(window).build();
         this.tickMillis = context.getConfig()
                 .getDefaultProfile()
@@ -251,5 +269,42 @@ public class HedgeSpeculativeExecutionPolicy implements SpeculativeExecutionPoli
     public String toString() {
         return "HedgeSpeculativeExecutionPolicy{profile=" + profileName + ", maxExecutions=" + maxExecutions
                 + ", delay=" + delay + ", budget=" + budget + '}';
+    }
+
+    /**
+     * The warm-up delay: {@link WarmupDelay} over the latency scores of this profile's {@link
+     * HedgeLoadBalancingPolicy}, looked up at the first call (the driver builds the policies in
+     * its own order), at most {@code max-delay}; no hedge without that policy. Thread-safe.
+     */
+    private static final class WarmUp implements DelayPolicy {
+        private final DriverContext context;
+        private final String profileName;
+        private final long maxNanos;
+        private volatile DelayPolicy resolved;
+
+        WarmUp(DriverContext context, String profileName, long maxNanos) {
+            this.context = context;
+            this.profileName = profileName;
+            this.maxNanos = maxNanos;
+        }
+
+        @Override
+        public long delayNanos(DelayContext c) {
+            DelayPolicy d = resolved;
+            if (d == null) {
+                LoadBalancingPolicy lbp = context.getLoadBalancingPolicy(profileName);
+                d = lbp instanceof HedgeLoadBalancingPolicy
+                        ? new WarmupDelay(((HedgeLoadBalancingPolicy) lbp).latencyScores())
+                        : DelayPolicy.never();
+                resolved = d;
+            }
+            long nanos = d.delayNanos(c);
+            return nanos < 0 ? nanos : Math.min(nanos, maxNanos);
+        }
+
+        @Override
+        public String toString() {
+            return "warm-up";
+        }
     }
 }

@@ -121,6 +121,51 @@ class HedgeSpeculativeExecutionPolicyTest {
         }
     }
 
+    /** hedge's two policies with their defaults (adaptive delay, 5% budget); the timer ticks every 1 ms. */
+    private static UnaryOperator<ProgrammaticDriverConfigLoaderBuilder> hedgeDefaults(boolean warmUp) {
+        return b -> b.withClass(DefaultDriverOption.LOAD_BALANCING_POLICY_CLASS, HedgeLoadBalancingPolicy.class)
+                .withClass(
+                        DefaultDriverOption.SPECULATIVE_EXECUTION_POLICY_CLASS, HedgeSpeculativeExecutionPolicy.class)
+                .withInt(DefaultDriverOption.SPECULATIVE_EXECUTION_MAX, 2)
+                .withBoolean(HedgeDriverOption.WARM_UP, warmUp);
+    }
+
+    /** @return how many of {@code n} sequential idempotent inserts the slow node 0 answered */
+    private static int answeredByNodeZero(CqlSession session, int n) {
+        int answered = 0;
+        for (int k = 0; k < n; k++) {
+            ExecutionInfo info = session.execute(insert(k).setIdempotent(true)).getExecutionInfo();
+            if (sim.indexOf(info.getCoordinator()) == 0) {
+                answered++;
+            }
+        }
+        return answered;
+    }
+
+    @Test
+    void should_speculate_around_the_slow_node_from_the_first_requests_when_the_session_is_new() {
+        sim.slow(0, INSERT, 300);
+        try (CqlSession session = sim.session(hedgeDefaults(true))) {
+            // no estimate yet (100 samples): the warm-up delay and the budget's 20 starting tokens.
+            // A request that went first to node 0 is answered by a speculative execution elsewhere,
+            // so node 0 answers none of them
+            assertThat(answeredByNodeZero(session, 40)).isZero();
+            SpeculativeExecutionStats stats = policy(session, "default").stats();
+            assertThat(stats.sent()).isPositive();
+            assertThat(stats.budgetDenied()).isZero();
+            assertThat(policy(session, "default").delayPolicy().toString()).contains("warm-up");
+        }
+    }
+
+    @Test
+    void should_wait_on_the_slow_node_until_the_first_estimate_when_warm_up_is_off() {
+        sim.slow(0, INSERT, 300);
+        try (CqlSession session = sim.session(hedgeDefaults(false))) {
+            assertThat(answeredByNodeZero(session, 15)).isPositive();
+            assertThat(policy(session, "default").stats().sent()).isZero();
+        }
+    }
+
     @Test
     void should_never_send_a_speculative_execution_when_the_statement_is_not_idempotent() {
         sim.slow(0, INSERT, 60);

@@ -34,7 +34,7 @@ class StallIT {
         Duration constantDelay = Duration.ofMillis(20);
         for (Mode mode : Mode.selected()) {
             // each mode reads a table of its own: a coordinator retries a read of the stalled replica
-            // after its table's read p99 (speculative_retry '99p'), which an earlier mode's stall inflates
+            // after its table's read p99 (speculative_retry '99p'): no mode inherits another's history
             String table = "kv_stall_" + mode.name().toLowerCase(java.util.Locale.ROOT);
             Workload.createReadTable(f.admin, table);
             LoadRun run;

@@ -57,7 +57,7 @@ final class Workload {
      * Creates table {@code ks.<table>} shaped like {@code ks.kv} and writes the rows reads ask for
      * (at ALL). A run that reads its own new table starts from a coordinator read-latency history of
      * its own: Cassandra's {@code speculative_retry = '99p'} (the default) times a coordinator's
-     * retry of a slow replica by that history, which earlier faults on a shared table inflate.
+     * retry of a slow replica by that history, which earlier faults on a shared table could inflate.
      */
     static void createReadTable(CqlSession admin, String table) {
         Duration ddl = Duration.ofSeconds(30);

@@ -32,7 +32,7 @@ public final class HedgeRequestTracker implements RequestTracker {
     /**
      * @param context the session's context
      * @param owner the load-balancing policy that supplies this tracker
-     * @param scores its latency scores, or null when latency-aware ordering is off
+     * @param scores its latency scores (recorded with ordering on or off), or null for none
      * @param delegate the wrapped policy's tracker, or null
      */
     public HedgeRequestTracker(
