@@ -130,7 +130,10 @@ public final class HedgedCqlSession implements CqlSession {
     private final HedgeConfig config;
     private final HedgedExecutorRegistry registry; // null: the session's own executor
     private final HedgedExecutor executor; // the own executor, or the registry's when the session was built
+    /** Per-node latency: ordering (when on), stall detection and the default configuration's warm-up. */
     private final LatencyScores<Node> scores;
+
+    private final boolean ordering;
     private final boolean inferIdempotence;
     private final Unroutable unroutable;
     private final Losers losers;
@@ -143,14 +146,14 @@ public final class HedgedCqlSession implements CqlSession {
         this.name = b.name;
         LatencyAwareOptions la = b.latencyAware;
         Ticker ticker = b.config != null ? b.config.ticker() : Ticker.system();
-        this.scores = la.enabled()
-                ? new LatencyScores<>(
-                        la.exclusionThreshold(),
-                        la.scale().toNanos(),
-                        la.retryPeriod().toNanos(),
-                        la.minMeasurements(),
-                        ticker)
-                : null;
+        this.ordering = la.enabled();
+        // kept with ordering off too: the default configuration warms up on them
+        this.scores = new LatencyScores<>(
+                la.exclusionThreshold(),
+                la.scale().toNanos(),
+                la.retryPeriod().toNanos(),
+                la.minMeasurements(),
+                ticker);
         this.config = b.config != null ? b.config : defaultConfig(b.losers, scores);
         this.registry = b.registry;
         this.executor = registry == null ? HedgedExecutor.of(b.name, config) : registry.executor(b.name, config);
@@ -214,8 +217,8 @@ public final class HedgedCqlSession implements CqlSession {
      * node's latency so far (at least 4 ms; the same test as a stall's), and the budget starts with
      * its 20 tokens of burst ({@link HedgeBudget.Builder#initialTokens(double)}). A new session then
      * hedges its first calls around a slow replica instead of waiting on it (hedge-benchmarks'
-     * {@code SeedScenario}). With this method's configuration, or without latency-aware ordering,
-     * there is no hedging before the first estimate.
+     * {@code SeedScenario}), with or without latency-aware ordering. With this method's
+     * configuration there is no hedging before the first estimate.
      *
      * @return the configuration, for {@link Losers#LET_FINISH}
      */
@@ -278,7 +281,7 @@ public final class HedgedCqlSession implements CqlSession {
      * @return whether latency-aware ordering currently puts it at the back of plans
      */
     public boolean isExcluded(Node node) {
-        return scores != null && scores.isExcluded(node);
+        return ordering && scores.isExcluded(node);
     }
 
     // ------------------------------------------------------------------ the hedged path
@@ -348,7 +351,7 @@ public final class HedgedCqlSession implements CqlSession {
             }
             candidates = ordered;
         }
-        return scores == null ? candidates : scores.order(candidates);
+        return ordering ? scores.order(candidates) : candidates;
     }
 
     private CompletionStage<AsyncResultSet> attempt(AttemptContext ctx, Statement<?> statement, List<Node> candidates) {
@@ -362,7 +365,7 @@ public final class HedgedCqlSession implements CqlSession {
         Node node = candidates.get(n - 1);
         ctx.reportTarget(Statements.target(node));
         Statement<?> pinned = statement.setNode(node);
-        CompletionStage<AsyncResultSet> stage = scores == null ? delegate.executeAsync(pinned) : measured(node, pinned);
+        CompletionStage<AsyncResultSet> stage = measured(node, pinned);
         if (losers == Losers.LET_FINISH) {
             // the executor cancels the stage an attempt returns when it loses: hand it a copy so the
             // driver's request runs to the end and its latency is measured

@@ -228,6 +228,32 @@ class HedgedCqlSessionTest {
     }
 
     @Test
+    void should_hedge_its_first_calls_around_the_slow_node_when_the_session_is_new_and_ordering_is_off()
+            throws Exception {
+        sim.slow(0, INSERT, 1000);
+        // the builder's defaults without ordering: primaries keep going to the slow node, but the
+        // warm-up delay and the budget's initial tokens hedge each of them before the first estimate
+        HedgedCqlSession session = HedgedCqlSession.builder(driver)
+                .latencyAware(LatencyAwareOptions.disabled())
+                .build();
+        List<CallCompleted> calls = record(session);
+
+        for (int k = 0; k < 30; k++) {
+            session.execute(insert(k).setIdempotent(true));
+        }
+
+        List<CallCompleted> onSlow = calls.stream()
+                .filter(c -> c.attempts().get(0).target().equals(slowTarget))
+                .collect(Collectors.toList());
+        assertThat(onSlow).isNotEmpty().allSatisfy(c -> {
+            assertThat(c.winningAttempt()).isEqualTo(2);
+            assertThat(c.attempts().get(1).target()).isNotEqualTo(slowTarget);
+        });
+        assertThat(session.executor().stats().budgetDenied()).isZero();
+        awaitNoPendingAttempts(session);
+    }
+
+    @Test
     void should_leave_beaten_primaries_running_by_default_only_when_losers_finish_anyway() {
         assertThat(HedgedCqlSession.defaultConfig().loserSampling()).isEqualTo(1.0);
         assertThat(HedgedCqlSession.defaultConfig(HedgedCqlSession.Losers.LET_FINISH)
