@@ -18,11 +18,11 @@ SIM=${SIM:-hedge-benchmarks/target/hedge-sim.jar}
 
 if [[ "${QUICK:-0}" == 1 ]]; then
   JMH_OPTS=(-f 1 -wi 1 -w 200ms -i 1 -r 200ms)
-  REQ=5000; CALLS=100000; SAMPLES=200; SHIFT=(--healthy 3 --slow 6 --after 6 --sample 1)
+  REQ=5000; CALLS=100000; SAMPLES=200; SHIFT=(--healthy 3 --slow 6 --after 6 --sample 1); CSHIFT=(--healthy 3 --slow 6)
   SWEEP=(--requests 5000 --large-requests 5000); PEGASUS=5000
 else
   JMH_OPTS=(-f 1 -wi 3 -w 2s -i 5 -r 2s)
-  REQ=200000; CALLS=10000000; SAMPLES=2000; SHIFT=()
+  REQ=200000; CALLS=10000000; SAMPLES=2000; SHIFT=(); CSHIFT=()
   SWEEP=(--requests 500000 --large-requests 1000000); PEGASUS=2000000
 fi
 
@@ -55,6 +55,8 @@ java -jar "$SIM" plot --dist lognormal:0,1 --budget 0.05 --requests "$REQ" --see
   --out docs/img/tail-percentiles-lognormal.png > /dev/null
 java -jar "$SIM" shift --dist lognormal:0,1 --budget 0.05 --seed 1 "${SHIFT[@]}" > "$OUT/shift.json"
 java -jar "$SIM" shift --dist lognormal:0,1 --budget 0.05 --seed 1 --factor 5 "${SHIFT[@]}" > "$OUT/shift-5x.json"
+# closed loop: 8 lanes, every replica 5x slower at 33 s (the Cassandra SideBySide shift, in virtual time)
+java -jar "$SIM" closed-shift --seed 1 "${CSHIFT[@]}" > "$OUT/closed-shift.json"
 java -jar "$SIM" load --dist lognormal:0,1 --budget 0.05 --requests "$REQ" --seed 1 > "$OUT/load.json"
 
 # 2b. issue 7: the sweep (one JSON line per cell, then a summary line) and the Pegasus claim

@@ -44,6 +44,8 @@ done
   + " goodput \(.hedged.goodput_per_s) vs \(.unhedged.goodput_per_s)/s; extra_load \(.hedged.extra_load); wasted \(.hedged.wasted_work_share)"' "$OUT/load.json"
 [[ -f $OUT/shift-5x.json ]] && jq -r '"== shift 5x: delay_max/healthy_p95 \(.delay_max_over_healthy_p95); extra load back within b+0.5pp after \(.extra_load_within_b_plus_half_pp_after_s) s"
   + " (max per second \(.max_extra_load_per_second_during_slowdown)); extra_load \(.extra_load)"' "$OUT/shift-5x.json"
+[[ -f $OUT/closed-shift.json ]] && jq -r '"== closed-shift: \(.lanes) lanes, \(.factor)x: every 5 s average within b+0.5pp from second \(.back_within_b_plus_half_pp_5s_average_from_s);"
+  + " extra load per second from the shift: \([.per_second[] | select(.t_s >= 0 and .t_s < 8) | .extra_load] | map(tostring) | join(" "))"' "$OUT/closed-shift.json"
 for f in "$OUT/sweep.jsonl" "$OUT/sweep-loser-sampling.jsonl" "$OUT/pegasus.jsonl"; do
   [[ -f $f ]] || continue
   echo "== $(basename "$f"): dist b | p999 p9999 hedged/oracle | extra_load (limit) | denied/sent | est unhedged p99 p999 / true"

@@ -144,7 +144,9 @@ class HedgeSpeculativeExecutionPolicyTest {
 
     @Test
     void should_speculate_around_the_slow_node_from_the_first_requests_when_the_session_is_new() {
-        sim.slow(0, INSERT, 300);
+        // 1 s: a speculative execution sent after the warm-up delay (a few ms) wins even when a loaded
+        // machine delays the fast node's answer by hundreds of milliseconds
+        sim.slow(0, INSERT, 1000);
         try (CqlSession session = sim.session(hedgeDefaults(true))) {
             // no estimate yet (100 samples): the warm-up delay and the budget's 20 starting tokens.
             // A request that went first to node 0 is answered by a speculative execution elsewhere,

@@ -20,9 +20,10 @@ import java.util.concurrent.atomic.LongAdder;
  *
  * tokens, where {@code primariesInWindow} are the primaries of the last {@link #window()}, or as many
  * as the recent rate would put in a window if that is fewer (the rate over the current and the
- * previous tenth of the window); deposits beyond the cap are lost. The second term matters after the
- * rate drops: a closed-loop client whose backend turned 5x slower calls 3-4x less often, and tokens
- * saved at the old rate would otherwise keep hedges above the ratio for many seconds at the new one. Tokens are kept in fixed point (ratio and floor rounded to 10<sup>-9</sup>
+ * previous thirtieth of the window: 1 to 2 s of the default 30 s); deposits beyond the cap are lost.
+ * The second term matters after the rate drops: a closed-loop client whose backend turned 5x slower
+ * calls 3-5x less often, and tokens saved at the old rate would otherwise keep hedges above the ratio
+ * for many seconds at the new one. Tokens are kept in fixed point (ratio and floor rounded to 10<sup>-9</sup>
  * of a token when built), so {@code 0.29 * 100} is exactly 29 tokens, not 28.999999999999996.
  *
  * <p><b>What holds.</b> Over <em>any</em> interval {@code I} of time:
@@ -48,7 +49,7 @@ import java.util.concurrent.atomic.LongAdder;
  * latency shift or an overload that makes every call want a hedge still meets the cap within the
  * burst.
  *
- * <p>The window of {@code primariesInWindow} is made of 10 buckets of {@code window / 10} and
+ * <p>The window of {@code primariesInWindow} is made of 30 buckets of {@code window / 30} and
  * slides one bucket at a time. Time comes from the injected {@link Ticker} (nanoseconds); buckets
  * rotate lazily when a call sees the ticker pass a bucket boundary, and there is no background
  * thread.
@@ -63,8 +64,15 @@ import java.util.concurrent.atomic.LongAdder;
  * #snapshot()} is a lock-free, weakly consistent read.
  */
 public final class HedgeBudget {
-    /** Number of buckets in the window. */
-    private static final int BUCKETS = 10;
+    /**
+     * Number of buckets in the window. The recent rate that caps saved tokens is read from the last
+     * one or two buckets, so this sets how soon the cap follows a falling rate: with 10 (3-6 s of a
+     * 30 s window) a closed loop whose backend turned 5x slower spent tokens saved at the old rate
+     * for 6 s, hedging 15-25% of its calls at a 5% budget (hedge-benchmarks' {@code closed-shift}
+     * and Cassandra {@code SideBySide}); with 30 (1-2 s) for 3 s. Stationary loads do not see the
+     * difference (the simulator's {@code sweep}: the same denials in every cell).
+     */
+    private static final int BUCKETS = 30;
     /** One token in fixed point. */
     private static final long SCALE = 1_000_000_000L;
 
@@ -389,7 +397,7 @@ public final class HedgeBudget {
      * (a backend that turns slow slows a closed-loop client down), the window still counts the old
      * rate for its whole length, and the tokens saved at the old rate would let hedges run above the
      * ratio for many seconds at the new one; the cap follows the recent rate within one to two
-     * tenths of the window instead. It only ever lowers the cap ({@code min} with the window).
+     * thirtieths of the window instead. It only ever lowers the cap ({@code min} with the window).
      */
     private long recentPrimaries(long now) {
         long epoch = epochOf(now);
@@ -498,7 +506,7 @@ public final class HedgeBudget {
 
         /**
          * @param window the length of the sliding window over which primaries set the burst cap,
-         *     {@code > 0} (default 30 s); it slides in steps of a tenth of its length
+         *     {@code > 0} (default 30 s); it slides in steps of a thirtieth of its length
          * @return this builder
          */
         public Builder window(Duration window) {

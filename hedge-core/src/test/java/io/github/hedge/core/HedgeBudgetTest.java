@@ -135,22 +135,63 @@ class HedgeBudgetTest {
                 .window(Duration.ofSeconds(30))
                 .build();
         // 100 calls/s for a whole window, none wants a hedge: the bucket saves its cap, 0.25 * 0.05 *
-        // 2,700 primaries = 33.75 tokens (the window slid by a tenth: it holds the last 27 s)
+        // 2,900 primaries = 36.25 tokens (the window slid by a thirtieth: it holds the last 29 s)
         for (int i = 0; i < 3000; i++) {
             budget.recordPrimary();
             time.advance(Duration.ofMillis(10));
         }
-        assertThat(budget.snapshot().remaining()).isEqualTo(33.75);
+        assertThat(budget.snapshot().remaining()).isEqualTo(36.25);
 
         // the calls slow down to 10/s (a closed-loop client whose backend turned slow): after two
-        // tenths of the window the cap is that of 10 calls/s, 0.25 * 0.05 * 300 = 3.75 tokens,
-        // though the window still holds 2,160 primaries
-        for (int i = 0; i < 60; i++) {
+        // thirtieths of the window (2 s) the cap is that of 10 calls/s, 0.25 * 0.05 * 300 = 3.75
+        // tokens, though the window still holds 2,720 primaries
+        for (int i = 0; i < 20; i++) {
             budget.recordPrimary();
             time.advance(Duration.ofMillis(100));
         }
-        assertThat(budget.snapshot().primariesInWindow()).isEqualTo(2160);
+        assertThat(budget.snapshot().primariesInWindow()).isEqualTo(2720);
         assertThat(budget.snapshot().remaining()).isEqualTo(3.75);
+    }
+
+    @Test
+    void should_spend_tokens_saved_at_the_old_rate_within_three_seconds_when_the_rate_falls_fourfold() {
+        // a closed-loop client whose backend turned 5x slower: 1,000 calls/s, none wanting a hedge
+        // (the bucket saves its cap), then 250 calls/s of which a quarter want one (the old delay is
+        // now far below the new latencies). The cap follows the recent rate (the current and the
+        // previous thirtieth of the window, here 1-2 s), so what the bucket saved at 1,000 calls/s is
+        // spent or dropped within 3 s; with tenths of the window (3-6 s) it lasted into the 5th second
+        // (56 hedges in it here; 15% of the calls in the 6th second of the Cassandra side-by-side bench)
+        HedgeBudget budget = virtual().ratio(0.05).build();
+        for (int i = 0; i < 30_000; i++) {
+            budget.recordPrimary();
+            time.advance(Duration.ofMillis(1));
+        }
+        double saved = budget.snapshot().remaining();
+        assertThat(saved).isEqualTo(0.25 * 0.05 * 29_000); // 362.5 tokens: the window holds the last 29 s
+
+        int seconds = 12;
+        long[] primaries = new long[seconds];
+        long[] hedges = new long[seconds];
+        long[] wanted = new long[seconds];
+        for (int i = 0; i < 250 * seconds; i++) {
+            int second = i / 250;
+            budget.recordPrimary();
+            primaries[second]++;
+            if (i % 4 == 0) {
+                wanted[second]++;
+                if (budget.tryAcquire()) {
+                    hedges[second]++;
+                }
+            }
+            time.advance(Duration.ofMillis(4));
+        }
+
+        // the first second spends saved tokens: every call that wants a hedge gets one (25%)
+        assertThat(hedges[0]).isEqualTo(wanted[0]);
+        // from the 4th second on, only what the primaries deposit: 5% (12.5 hedges/s, + 1 for rounding)
+        for (int s = 3; s < seconds; s++) {
+            assertThat(hedges[s]).as("hedges in second %d", s).isLessThanOrEqualTo(Math.round(0.05 * primaries[s]) + 1);
+        }
     }
 
     @Test
@@ -502,7 +543,7 @@ class HedgeBudgetTest {
     void should_stay_within_one_and_a_quarter_of_the_ratio_over_any_window_when_bursts_sit_at_bucket_edges() {
         // issue 6 item 10: steady 1,000 primaries/s, a share of calls want a hedge, plus two bursts in
         // which every call wants one, placed where a sliding window lets a burst spend a whole window's
-        // tokens at each of its ends (a bucket is 3 s of the 30 s window)
+        // tokens at each of its ends (a bucket is 1 s of the 30 s window)
         HedgeBudget budget = virtual().ratio(0.05).build();
         SplittableRandom random = new SplittableRandom(11);
         int millis = 150_000;

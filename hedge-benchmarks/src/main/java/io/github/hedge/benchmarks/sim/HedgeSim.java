@@ -16,6 +16,7 @@ import java.util.Set;
  * java -jar hedge-sim.jar tail --dist pareto:2,1 --plot docs/img/tail-percentiles.png
  * java -jar hedge-sim.jar plot --dist lognormal:0,1 --out docs/img/tail-percentiles.png
  * java -jar hedge-sim.jar shift --dist lognormal:0,1 --budget 0.05 --seed 1
+ * java -jar hedge-sim.jar closed-shift --seed 1
  * java -jar hedge-sim.jar load --dist lognormal:0,1 --budget 0.05 --requests 200000 --seed 1
  * java -jar hedge-sim.jar timers
  * java -jar hedge-sim.jar sweep --seed 1 > docs/bench-results/sweep.jsonl
@@ -30,6 +31,8 @@ public final class HedgeSim {
             "  plot   --dist SPEC --budget B --requests N --seed S [--rate R] --out FILE.png",
             "  shift  --dist SPEC --budget B --seed S [--rate R] [--healthy SEC] [--slow SEC] [--after SEC]"
                     + " [--factor F] [--sample SEC]",
+            "  closed-shift --dist SPEC --budget B --seed S [--cap MS] [--percentile P] [--lanes L] [--healthy SEC]"
+                    + " [--slow SEC] [--factor F]",
             "  load   --dist SPEC --budget B --requests N --seed S [--servers K] [--utilizations 0.5,0.7,0.9]",
             "  timers [--samples N] [--calls N]",
             "  sweep  [--dists SPEC;SPEC...] [--budgets 0.001,0.01,0.05,0.1] [--requests N] [--large-requests N]"
@@ -73,6 +76,8 @@ public final class HedgeSim {
                     return tail(rest, out, true);
                 case "shift":
                     return shift(rest, out);
+                case "closed-shift":
+                    return closedShift(rest, out);
                 case "load":
                     return load(rest, out);
                 case "timers":
@@ -80,7 +85,8 @@ public final class HedgeSim {
                 case "sweep":
                     return sweep(rest, out);
                 default:
-                    throw new UsageException("unknown command '" + cmd + "' (tail, plot, shift, load, timers, sweep)");
+                    throw new UsageException(
+                            "unknown command '" + cmd + "' (tail, plot, shift, closed-shift, load, timers, sweep)");
             }
         } catch (UsageException e) {
             err.println("hedge-sim: " + e.getMessage());
@@ -146,6 +152,27 @@ public final class HedgeSim {
         log("shift: replica-0 slowed down " + c.factor + "x from " + c.healthySeconds + " s for " + c.slowSeconds
                 + " s");
         out.println(ShiftSim.run(c));
+        return 0;
+    }
+
+    private static int closedShift(List<String> rest, PrintStream out) {
+        CliArgs a = CliArgs.parse(
+                rest,
+                Set.of("dist", "cap", "budget", "percentile", "seed", "lanes", "healthy", "slow", "factor"),
+                Set.of("json"));
+        ClosedShiftSim.Config c = new ClosedShiftSim.Config(
+                a.dist("pareto:1.2,1"),
+                a.number("cap", 400, 0, 1e7),
+                a.number("budget", 0.05, 1e-6, 0.999),
+                a.number("percentile", 0.96, 0, 0.999999),
+                a.integer("seed", 1, Long.MIN_VALUE, Long.MAX_VALUE),
+                (int) a.integer("lanes", 8, 1, 10_000),
+                a.number("healthy", 33, 1, 1e5),
+                a.number("slow", 30, 5, 1e5),
+                a.number("factor", 5, 1, 1e6));
+        log("closed-shift: " + c.lanes + " lanes, every replica " + c.factor + "x slower from " + c.healthySeconds
+                + " s");
+        out.println(ClosedShiftSim.run(c));
         return 0;
     }
 
