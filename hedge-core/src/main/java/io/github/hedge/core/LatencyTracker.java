@@ -123,10 +123,10 @@ public final class LatencyTracker {
         this.window = b.window;
         this.refreshInterval = b.refreshInterval;
         this.refreshNanos = saturatedNanos(b.refreshInterval);
-        this.sliceCount = sliceCount(b.window, b.refreshInterval);
+        this.sliceCount = SlidingBucketWindow.slicesFor(b.window, b.refreshInterval);
         this.minWindowSamples = b.minWindowSamples;
         this.maxWindowAge = b.maxWindowAge;
-        this.maxAgeSlices = Math.max(sliceCount, sliceCount(b.maxWindowAge, b.refreshInterval));
+        this.maxAgeSlices = Math.max(sliceCount, SlidingBucketWindow.slicesFor(b.maxWindowAge, b.refreshInterval));
         this.ticker = b.ticker;
         this.maxTargets = b.maxTargets;
         int cpus = Runtime.getRuntime().availableProcessors();
@@ -612,13 +612,6 @@ public final class LatencyTracker {
         }
     }
 
-    private static int sliceCount(Duration window, Duration refresh) {
-        long w = saturatedNanos(window);
-        long r = saturatedNanos(refresh);
-        long slices = w / r + (w % r == 0 ? 0 : 1);
-        return (int) Math.min(slices, Integer.MAX_VALUE);
-    }
-
     // ------------------------------------------------------------------ state
 
     /** A tracked target: its hot-path counter and (under the lock) its window. */
@@ -783,13 +776,13 @@ public final class LatencyTracker {
         public LatencyTracker build() {
             Checks.ordered("refreshInterval", refreshInterval, "window", window);
             Checks.ordered("window", window, "maxWindowAge", maxWindowAge);
-            int ageSlices = sliceCount(maxWindowAge, refreshInterval);
+            int ageSlices = SlidingBucketWindow.slicesFor(maxWindowAge, refreshInterval);
             if (ageSlices > MAX_AGE_SLICES) {
                 throw new IllegalArgumentException("maxWindowAge / refreshInterval must be <= " + MAX_AGE_SLICES
                         + " intervals, was " + ageSlices + " (maxWindowAge " + maxWindowAge + ", refreshInterval "
                         + refreshInterval + ")");
             }
-            int slices = sliceCount(window, refreshInterval);
+            int slices = SlidingBucketWindow.slicesFor(window, refreshInterval);
             if (slices > MAX_SLICES) {
                 throw new IllegalArgumentException("window / refreshInterval must be <= " + MAX_SLICES
                         + " slices, was " + slices + " (window " + window + ", refreshInterval " + refreshInterval

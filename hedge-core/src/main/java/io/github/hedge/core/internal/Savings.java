@@ -62,20 +62,14 @@ public final class Savings {
         }
         this.ticker = ticker;
         this.refreshNanos = refresh.toNanos();
-        int slices = slices(window, refresh);
-        int maxSlices = Math.max(slices, slices(maxAge, refresh));
+        int slices = SlidingBucketWindow.slicesFor(window, refresh);
+        int maxSlices = Math.max(slices, SlidingBucketWindow.slicesFor(maxAge, refresh));
         this.primaries = new SlidingBucketWindow(slices, MIN_SAMPLES, maxSlices);
         this.calls = new SlidingBucketWindow(slices, MIN_SAMPLES, maxSlices);
         int cpus = Runtime.getRuntime().availableProcessors();
         this.wins = new StripedBucketCounter(StripedBucketCounter.stripesFor(2 * cpus, 4, 16));
         this.primariesOnly = new StripedBucketCounter(StripedBucketCounter.stripesFor(cpus, 2, 4));
         this.lastRefreshNanos = ticker.nanoTime();
-    }
-
-    private static int slices(Duration span, Duration refresh) {
-        long w = span.toNanos();
-        long r = refresh.toNanos();
-        return (int) Math.min(w / r + (w % r == 0 ? 0 : 1), Integer.MAX_VALUE);
     }
 
     /** A call's primary (started with the call) won it, {@code nanos} after the call started. */

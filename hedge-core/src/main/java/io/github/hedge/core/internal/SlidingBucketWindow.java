@@ -1,5 +1,6 @@
 package io.github.hedge.core.internal;
 
+import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.Arrays;
 import java.util.Iterator;
@@ -44,6 +45,29 @@ public final class SlidingBucketWindow {
     private int highestIndex = -1; // highest bucket (of either kind, folded to [0, B)) with a count
     private int highestEvent = -1;
     private long version;
+
+    /**
+     * How many intervals of {@code interval} cover {@code span}, rounded up (durations too long for
+     * nanoseconds count as {@link Long#MAX_VALUE} of them; at most {@link Integer#MAX_VALUE}).
+     *
+     * @param span the window or age to cover, positive
+     * @param interval one slice, positive
+     * @return the number of slices
+     */
+    public static int slicesFor(Duration span, Duration interval) {
+        long w = saturatedNanos(span);
+        long r = saturatedNanos(interval);
+        long slices = w / r + (w % r == 0 ? 0 : 1);
+        return (int) Math.min(slices, Integer.MAX_VALUE);
+    }
+
+    private static long saturatedNanos(Duration d) {
+        try {
+            return d.toNanos();
+        } catch (ArithmeticException e) {
+            return Long.MAX_VALUE;
+        }
+    }
 
     /** @param sliceCount how many intervals the window spans, at least 1; no count extension */
     public SlidingBucketWindow(int sliceCount) {
