@@ -87,12 +87,7 @@ public class HedgeLoadBalancingPolicy implements LoadBalancingPolicy {
                 .minMeasurements(Options.getInt(p, HedgeDriverOption.LBP_MIN_MEASUREMENTS, 5, 1, 100_000))
                 .build();
         // kept with ordering off too: the speculative execution policy warms up on them
-        this.scores = new LatencyScores<>(
-                la.exclusionThreshold(),
-                la.scale().toNanos(),
-                la.retryPeriod().toNanos(),
-                la.minMeasurements(),
-                Ticker.system());
+        this.scores = LatencyScores.of(la, Ticker.system());
         this.timerThreadPrefix = context.getSessionName() + "-timer-";
         this.tracker = new HedgeRequestTracker(
                 context, this, scores, delegate.getRequestTracker().orElse(null));

@@ -148,12 +148,7 @@ public final class HedgedCqlSession implements CqlSession {
         Ticker ticker = b.config != null ? b.config.ticker() : Ticker.system();
         this.ordering = la.enabled();
         // kept with ordering off too: the default configuration warms up on them
-        this.scores = new LatencyScores<>(
-                la.exclusionThreshold(),
-                la.scale().toNanos(),
-                la.retryPeriod().toNanos(),
-                la.minMeasurements(),
-                ticker);
+        this.scores = LatencyScores.of(la, ticker);
         this.config = b.config != null ? b.config : defaultConfig(b.losers, scores);
         this.registry = b.registry;
         this.executor = registry == null ? HedgedExecutor.of(b.name, config) : registry.executor(b.name, config);

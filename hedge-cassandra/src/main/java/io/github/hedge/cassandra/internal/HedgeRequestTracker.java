@@ -12,6 +12,7 @@ import com.datastax.oss.driver.api.core.session.Session;
 import com.datastax.oss.driver.api.core.specex.SpeculativeExecutionPolicy;
 import com.datastax.oss.driver.api.core.tracker.RequestTracker;
 import io.github.hedge.core.LatencyTracker;
+import java.util.Objects;
 
 /**
  * Feeds each answered execution's own latency (the driver measures it from that execution's
@@ -32,14 +33,14 @@ public final class HedgeRequestTracker implements RequestTracker {
     /**
      * @param context the session's context
      * @param owner the load-balancing policy that supplies this tracker
-     * @param scores its latency scores (recorded with ordering on or off), or null for none
+     * @param scores its latency scores (recorded with ordering on or off), not null
      * @param delegate the wrapped policy's tracker, or null
      */
     public HedgeRequestTracker(
             DriverContext context, LoadBalancingPolicy owner, LatencyScores<Node> scores, RequestTracker delegate) {
         this.context = context;
         this.owner = owner;
-        this.scores = scores;
+        this.scores = Objects.requireNonNull(scores, "scores must not be null");
         this.delegate = delegate;
     }
 
@@ -47,9 +48,7 @@ public final class HedgeRequestTracker implements RequestTracker {
         if (context.getLoadBalancingPolicy(profile.getName()) != owner) {
             return;
         }
-        if (scores != null) {
-            scores.record(node, latencyNanos);
-        }
+        scores.record(node, latencyNanos);
         SpeculativeExecutionPolicy specex = context.getSpeculativeExecutionPolicy(profile.getName());
         if (specex instanceof io.github.hedge.cassandra.HedgeSpeculativeExecutionPolicy) {
             ((io.github.hedge.cassandra.HedgeSpeculativeExecutionPolicy) specex)

@@ -1,5 +1,6 @@
 package io.github.hedge.cassandra.internal;
 
+import io.github.hedge.cassandra.LatencyAwareOptions;
 import io.github.hedge.core.spi.Ticker;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -34,6 +35,24 @@ public final class LatencyScores<K> {
     private final int minMeasurements;
     private final Ticker ticker;
     private final Map<K, Score> scores = new ConcurrentHashMap<>();
+
+    /**
+     * Scores with the threshold, scale, retry period and minimum measurements of {@code options}
+     * (whether ordering is on is the caller's business: the scores also serve the warm-up).
+     *
+     * @param options latency-aware options, already validated
+     * @param ticker time source
+     * @param <K> the node type
+     * @return new, empty scores
+     */
+    public static <K> LatencyScores<K> of(LatencyAwareOptions options, Ticker ticker) {
+        return new LatencyScores<>(
+                options.exclusionThreshold(),
+                options.scale().toNanos(),
+                options.retryPeriod().toNanos(),
+                options.minMeasurements(),
+                ticker);
+    }
 
     /**
      * @param threshold exclusion threshold (> 1)
