@@ -37,8 +37,6 @@ final class Workload {
         admin.execute(SimpleStatement.newInstance("CREATE KEYSPACE IF NOT EXISTS ks WITH replication = "
                         + "{'class': 'SimpleStrategy', 'replication_factor': 3}")
                 .setTimeout(ddl));
-        admin.execute(SimpleStatement.newInstance("CREATE TABLE IF NOT EXISTS ks.kv (k int PRIMARY KEY, v text)")
-                .setTimeout(ddl));
         admin.execute(SimpleStatement.newInstance("CREATE TABLE IF NOT EXISTS ks.acked (k text PRIMARY KEY, v bigint)")
                 .setTimeout(ddl));
         admin.execute(
@@ -47,10 +45,7 @@ final class Workload {
         admin.execute(SimpleStatement.newInstance("CREATE TABLE IF NOT EXISTS ks.lwt (k text PRIMARY KEY, v bigint)")
                 .setTimeout(ddl));
         admin.checkSchemaAgreement();
-        PreparedStatement p = admin.prepare("INSERT INTO ks.kv (k, v) VALUES (?, ?)");
-        for (int k = 0; k < ROWS; k++) {
-            admin.execute(p.bind(k, "value-" + k).setConsistencyLevel(ConsistencyLevel.ALL));
-        }
+        createReadTable(admin, "kv");
     }
 
     /**
