@@ -37,8 +37,12 @@ final class Attempt<T> implements AttemptContext, BiConsumer<T, Throwable>, Runn
         }
     }
 
+    /**
+     * RUNNING (the default 0: no initializer, which would cost every attempt a volatile store, a
+     * fence) until it moves once to SUCCEEDED, FAILED or CANCELLED.
+     */
     @SuppressWarnings("unused") // accessed through STATE
-    private volatile int state = RUNNING;
+    private volatile int state;
 
     volatile String target;
     private volatile CompletionStage<T> stage;

@@ -36,6 +36,8 @@ import java.util.concurrent.RejectedExecutionException;
 final class HedgedCall<T> extends CompletableFuture<T> implements DelayContext {
     private static final int RUNNING = 0;
     private static final int DONE = 1;
+    /** {@link #pushbackUntil()} when no pushback was asked for. */
+    private static final long NO_PUSHBACK = Long.MIN_VALUE;
 
     final Engine engine;
     final AttemptFunction<T> fn;
@@ -51,14 +53,24 @@ final class HedgedCall<T> extends CompletableFuture<T> implements DelayContext {
     /** 1 for a call that may not be hedged. */
     private final int maxAttempts;
 
-    private volatile int state = RUNNING; // written under the monitor
+    /**
+     * RUNNING until DONE; written under the monitor (or, for a primary that completed inside {@link
+     * #start()}, before the call is published). No initializer: RUNNING is the default 0, and an
+     * explicit one would cost every call a volatile store (a fence).
+     */
+    private volatile int state;
     private int started; // guarded by this (written before the call is published for the primary)
     private Attempt<T> first; // guarded by this once published
     private Attempt<T>[] more; // attempts 2..maxAttempts, allocated by the first hedge
     private int inFlight;
     private ScheduledTask hedgeTimer;
     private ScheduledTask deadlineTimer;
-    private volatile long pushbackUntilNanos = Long.MIN_VALUE;
+    /**
+     * The latest pushback's end (a ticker reading) with its sign bit flipped, so that the default 0
+     * stands for {@link #NO_PUSHBACK} without an initializer (a volatile store, a fence per call);
+     * read through {@link #pushbackUntil()}; written under the monitor.
+     */
+    private volatile long pushbackBits;
     private volatile boolean stopHedging;
     private boolean notHedgedPublished;
     /** Set while the armed hedge timer is a retry waiting out a pushback that came with a failure. */
@@ -260,8 +272,8 @@ final class HedgedCall<T> extends CompletableFuture<T> implements DelayContext {
         long now = engine.ticker.nanoTime();
         long elapsed = now - prev.startNanos;
         long wait = delay - elapsed;
-        long pushbackUntil = pushbackUntilNanos;
-        if (pushbackUntil != Long.MIN_VALUE) {
+        long pushbackUntil = pushbackUntil();
+        if (pushbackUntil != NO_PUSHBACK) {
             wait = Math.max(wait, pushbackUntil - now);
         }
         wait = Math.max(0, wait);
@@ -336,8 +348,8 @@ final class HedgedCall<T> extends CompletableFuture<T> implements DelayContext {
             if (stopHedging) {
                 stop = true;
             } else {
-                long pushbackUntil = pushbackUntilNanos;
-                if (pushbackUntil != Long.MIN_VALUE && pushbackUntil - now > 0) {
+                long pushbackUntil = pushbackUntil();
+                if (pushbackUntil != NO_PUSHBACK && pushbackUntil - now > 0) {
                     wait = pushbackUntil - now; // pushback arrived after the timer was armed
                     retryAfterPushback = afterFailure;
                 } else if (engine.budget.tryAcquire()) {
@@ -571,8 +583,8 @@ final class HedgedCall<T> extends CompletableFuture<T> implements DelayContext {
             } else {
                 boolean fatal = decision == ErrorClassifier.Decision.FATAL;
                 if (!fatal && !stopHedging && started < maxAttempts) {
-                    long pushbackUntil = pushbackUntilNanos;
-                    if (pushbackUntil != Long.MIN_VALUE && pushbackUntil - now > 0) {
+                    long pushbackUntil = pushbackUntil();
+                    if (pushbackUntil != NO_PUSHBACK && pushbackUntil - now > 0) {
                         // the server asked to wait (often with this very failure): the next attempt
                         // starts when the pushback ends, through the hedge timer, which it replaces
                         pushbackWait = pushbackUntil - now;
@@ -890,11 +902,16 @@ final class HedgedCall<T> extends CompletableFuture<T> implements DelayContext {
         // bounded so the sum cannot overflow: no server asks for more than a day
         long until = engine.ticker.nanoTime() + Math.min(Math.max(0, delayNanos), 86_400_000_000_000L);
         synchronized (this) {
-            long current = pushbackUntilNanos;
-            if (current == Long.MIN_VALUE || until - current > 0) {
-                pushbackUntilNanos = until;
+            long current = pushbackUntil();
+            if (current == NO_PUSHBACK || until - current > 0) {
+                pushbackBits = until ^ NO_PUSHBACK;
             }
         }
+    }
+
+    /** @return when the latest pushback ends (a ticker reading), or {@link #NO_PUSHBACK} */
+    private long pushbackUntil() {
+        return pushbackBits ^ NO_PUSHBACK;
     }
 
     void stopFurtherAttempts() {
