@@ -159,6 +159,17 @@ final class Attempt<T> implements AttemptContext, BiConsumer<T, Throwable>, Runn
         return true;
     }
 
+    /**
+     * Moves RUNNING to SUCCEEDED when no other thread can move this attempt: a primary whose function
+     * returned a completed future, inside its call's {@code start()}, before the call is published
+     * (no callback registered, no timer armed). A release store instead of a CAS; the call's
+     * completion publishes it.
+     */
+    void succeededAlone(long now) {
+        endNanos = now;
+        STATE.setRelease(this, SUCCEEDED);
+    }
+
     boolean isRunning() {
         return state == RUNNING;
     }

@@ -15,6 +15,8 @@ import io.github.hedge.core.event.HedgeWon;
 import io.github.hedge.core.event.NotHedged;
 import io.github.hedge.core.spi.ScheduledTask;
 import io.github.resilience4j.core.ContextPropagator;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -36,6 +38,16 @@ import java.util.concurrent.RejectedExecutionException;
 final class HedgedCall<T> extends CompletableFuture<T> implements DelayContext {
     private static final int RUNNING = 0;
     private static final int DONE = 1;
+    private static final VarHandle STATE;
+
+    static {
+        try {
+            STATE = MethodHandles.lookup().findVarHandle(HedgedCall.class, "state", int.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
     /** {@link #pushbackUntil()} when no pushback was asked for. */
     private static final long NO_PUSHBACK = Long.MIN_VALUE;
 
@@ -59,6 +71,7 @@ final class HedgedCall<T> extends CompletableFuture<T> implements DelayContext {
      * explicit one would cost every call a volatile store (a fence).
      */
     private volatile int state;
+
     private int started; // guarded by this (written before the call is published for the primary)
     private Attempt<T> first; // guarded by this once published
     private Attempt<T>[] more; // attempts 2..maxAttempts, allocated by the first hedge
@@ -71,6 +84,7 @@ final class HedgedCall<T> extends CompletableFuture<T> implements DelayContext {
      * read through {@link #pushbackUntil()}; written under the monitor.
      */
     private volatile long pushbackBits;
+
     private volatile boolean stopHedging;
     private boolean notHedgedPublished;
     /** Set while the armed hedge timer is a retry waiting out a pushback that came with a failure. */
@@ -204,11 +218,12 @@ final class HedgedCall<T> extends CompletableFuture<T> implements DelayContext {
             onAttemptDone(a, null, t);
             return;
         }
-        a.attach(stage);
         try {
             if (stage.getClass() == CompletableFuture.class && ((CompletableFuture<T>) stage).isDone()) {
+                // not attached: cancelling a completed future does nothing, and attaching is a volatile store
                 completedAlready(a, (CompletableFuture<T>) stage);
             } else {
+                a.attach(stage);
                 stage.whenComplete(a);
             }
         } catch (Throwable t) {
@@ -525,15 +540,17 @@ final class HedgedCall<T> extends CompletableFuture<T> implements DelayContext {
     /**
      * The primary returned an already successful stage, inside {@link #start()}: no other thread
      * can decide this call yet (the caller has not got it, no timer is armed, no other attempt
-     * exists), so it ends without taking the monitor.
+     * exists), so it ends without taking the monitor, and its state and the attempt's move by
+     * release stores rather than a CAS and a volatile store (fences): {@code super.complete} below
+     * publishes them with the call.
      */
     private void wonSynchronously(Attempt<T> a, T value) {
         long now = engine.ticker.nanoTime();
-        a.finish(Attempt.SUCCEEDED, now, null);
+        a.succeededAlone(now);
         engine.tracker.record(a.target, now - a.startNanos);
         engine.savings.primaryWon(now - startNanos);
         inFlight = 0;
-        state = DONE;
+        STATE.setRelease(this, DONE);
         engine.wins.increment(); // the call succeeded and its attempt ended
         finish(CallCompleted.CallOutcome.SUCCESS, 1, now);
         super.complete(value);
