@@ -54,7 +54,7 @@ final class HedgedCall<T> extends CompletableFuture<T> implements DelayContext {
     final Engine engine;
     final AttemptFunction<T> fn;
     final long startNanos;
-    private final long deadlineNanos;
+    /** Also gives the call's deadline ({@link Engine#deadlineNanos}), not kept in a field of its own. */
     private final CallOptions options;
     /** The shortest wait before a deferred hedge checks the budget again, in ns. */
     static final long MIN_BUDGET_RECHECK_NANOS = 1_000_000L;
@@ -97,28 +97,34 @@ final class HedgedCall<T> extends CompletableFuture<T> implements DelayContext {
 
     private long callId;
 
-    /** Whether hedges and retries must carry the caller's thread-local context. */
-    private final boolean propagate;
-
-    /** Runs reserved retries with the caller's context; null when no propagator is set. */
+    /**
+     * Runs reserved retries with the caller's context; null when no propagator is set or the call
+     * may not be hedged. Non-null exactly when hedges and retries must carry the caller's
+     * thread-local context ({@link #propagate()}).
+     */
     private final Runnable retryRunner;
 
-    HedgedCall(Engine engine, AttemptFunction<T> fn, boolean idempotent, long deadlineNanos, CallOptions options) {
+    HedgedCall(Engine engine, AttemptFunction<T> fn, boolean idempotent, CallOptions options) {
         this.engine = engine;
         this.fn = fn;
-        this.deadlineNanos = deadlineNanos;
         this.options = options;
         this.maxAttempts = idempotent ? engine.maxAttempts : 1;
         this.startNanos = engine.ticker.nanoTime();
-        this.propagate = !engine.propagators.isEmpty() && maxAttempts > 1;
         // the context must be retrieved here, on the caller's thread
-        this.retryRunner =
-                propagate ? ContextPropagator.decorateRunnable(engine.propagators, this::runReservedRetries) : null;
+        this.retryRunner = !engine.propagators.isEmpty() && maxAttempts > 1
+                ? ContextPropagator.decorateRunnable(engine.propagators, this::runReservedRetries)
+                : null;
+    }
+
+    /** @return whether hedges and retries must carry the caller's thread-local context */
+    private boolean propagate() {
+        return retryRunner != null;
     }
 
     // ---------------------------------------------------------------- start
 
-    void start() {
+    /** @param deadlineNanos the call's deadline ({@link Engine#deadlineNanos}), 0 for none */
+    void start(long deadlineNanos) {
         engine.calls.increment();
         boolean hedgeable = maxAttempts > 1;
         if (hedgeable) {
@@ -303,7 +309,7 @@ final class HedgedCall<T> extends CompletableFuture<T> implements DelayContext {
      */
     private boolean scheduleHedgeTimer(Attempt<T> prev, long delayNanos) {
         Runnable task = prev;
-        if (propagate) {
+        if (propagate()) {
             try {
                 task = ContextPropagator.decorateRunnable(engine.propagators, prev); // reads the context now
             } catch (Throwable e) { // NOPMD: a propagator is user code; a hedge without its context is not sent
@@ -822,7 +828,7 @@ final class HedgedCall<T> extends CompletableFuture<T> implements DelayContext {
         }
         terminate(
                 CallCompleted.CallOutcome.DEADLINE_EXCEEDED,
-                new DeadlineExceededException(engine.name, deadlineNanos, attemptsStarted),
+                new DeadlineExceededException(engine.name, engine.deadlineNanos(options), attemptsStarted),
                 true);
     }
 
