@@ -52,8 +52,12 @@ final class Attempt<T> implements AttemptContext, BiConsumer<T, Throwable>, Runn
     // by that same thread, so the monitor (or program order) publishes them
     long endNanos;
     Throwable error;
-    /** The delay armed after this attempt before the next, for the HedgeSent event; written before arming. */
-    volatile long hedgeDelayNanos;
+    /**
+     * The delay armed after this attempt before the next, for the HedgeSent event. Plain: written
+     * before the timer is queued (or under the call's monitor by the timer's thread) and read by
+     * the thread the timer runs on, which the timer queue's monitor orders after the write.
+     */
+    long hedgeDelayNanos;
     /** Set when this primary, beaten by a hedge, is left to finish for the savings estimate. */
     volatile boolean leftRunning;
     /** The timer that cancels it if it runs too long; null unless left running. */
