@@ -33,7 +33,9 @@ import java.util.concurrent.RejectedExecutionException;
  * is reserved there before it runs, so a hedge timer racing a retry cannot start an extra attempt.
  * User code (attempt functions, policies, cancel hooks, listeners, the caller's dependent stages)
  * always runs outside the monitor. The hot path — a primary that wins before its delay — takes
- * the monitor twice and reads the clock three times.
+ * the monitor twice and reads the clock three times (the reading that computes the hedge delay
+ * also dates the hedge timer); a primary that answers inside {@link #start} takes no monitor and
+ * reads the clock twice.
  */
 final class HedgedCall<T> extends CompletableFuture<T> implements DelayContext {
     private static final int RUNNING = 0;
@@ -299,15 +301,17 @@ final class HedgedCall<T> extends CompletableFuture<T> implements DelayContext {
         }
         wait = Math.max(0, wait);
         prev.hedgeDelayNanos = elapsed + wait;
-        scheduleHedgeTimer(prev, wait);
+        scheduleHedgeTimer(prev, now, wait);
     }
 
     /**
      * Arms the timer that starts the attempt after {@code prev}; the attempt object is the task.
      *
+     * @param now the caller's reading of the executor's ticker: the timer is due {@code delayNanos}
+     *     after it
      * @return false if the scheduler refused the timer
      */
-    private boolean scheduleHedgeTimer(Attempt<T> prev, long delayNanos) {
+    private boolean scheduleHedgeTimer(Attempt<T> prev, long now, long delayNanos) {
         Runnable task = prev;
         if (propagate()) {
             try {
@@ -319,7 +323,7 @@ final class HedgedCall<T> extends CompletableFuture<T> implements DelayContext {
         }
         ScheduledTask t;
         try {
-            t = engine.timers.schedule(task, prev, delayNanos);
+            t = engine.timers.schedule(task, prev, now, delayNanos);
         } catch (RuntimeException e) {
             // no timer, no hedge: the attempts already running still answer the call
             engine.logSchedulerFailure(e);
@@ -398,7 +402,7 @@ final class HedgedCall<T> extends CompletableFuture<T> implements DelayContext {
         if (stop) {
             publishNotHedged(NotHedged.Reason.PUSHBACK);
         } else if (wait >= 0) {
-            if (!scheduleHedgeTimer(prev, wait)) {
+            if (!scheduleHedgeTimer(prev, now, wait)) {
                 refusedIfBudgetWait();
                 endIfIdle();
             }
@@ -650,7 +654,7 @@ final class HedgedCall<T> extends CompletableFuture<T> implements DelayContext {
             refusedByBudget();
         }
         if (pushbackWait >= 0) {
-            if (!scheduleHedgeTimer(waitAfter, pushbackWait)) {
+            if (!scheduleHedgeTimer(waitAfter, now, pushbackWait)) {
                 endIfIdle();
             }
             return;
