@@ -639,7 +639,9 @@ final class HedgedCall<T> extends CompletableFuture<T> implements DelayContext {
                 }
             }
             if (win || failure != null) {
-                state = DONE;
+                // a release store, not a volatile one: every decision reads the state under this monitor,
+                // whose exit orders the store; the reads outside it are pre-checks (a fence saved per call)
+                STATE.setRelease(this, DONE);
                 losers = runningLocked();
                 hedgeT = hedgeTimer;
                 deadlineT = deadlineTimer;
