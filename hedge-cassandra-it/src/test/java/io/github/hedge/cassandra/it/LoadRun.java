@@ -42,6 +42,14 @@ final class LoadRun {
     final List<Sample> samples = new ArrayList<>();
     final Map<String, Long> events = new LinkedHashMap<>();
     final List<String> slowCalls = new ArrayList<>();
+    /**
+     * Pauses of the test JVM itself (its GC, the OS not scheduling it): {start, length} in
+     * nanoseconds since the run started, each where a 1 ms sleep overslept by more than 1 ms.
+     */
+    final List<long[]> hiccups = new ArrayList<>();
+    /** The wall clock at the run's start (ms since the epoch), to line samples up with GC logs. */
+    long wallStartMillis;
+
     final long durationNanos;
     volatile long markedDownAt = -1;
     long hedgesSent;
@@ -88,7 +96,10 @@ final class LoadRun {
         LoadRun run = new LoadRun(mode, new Workload.Ledger(runId), duration.toNanos());
         Queue<Sample> out = new ConcurrentLinkedQueue<>();
         long t0 = System.nanoTime();
+        run.wallStartMillis = System.currentTimeMillis();
         long end = t0 + duration.toNanos();
+        Queue<long[]> hiccups = new ConcurrentLinkedQueue<>();
+        Thread meter = hiccupMeter(t0, end, hiccups);
         ScheduledExecutorService events = Executors.newSingleThreadScheduledExecutor();
         for (Event e : timeline) {
             events.schedule(
@@ -178,6 +189,13 @@ final class LoadRun {
             }
         }
         events.shutdownNow();
+        try {
+            meter.join();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        }
+        run.hiccups.addAll(hiccups);
         if (sub != null) {
             sub.close();
             run.slowCalls.addAll(slowCalls);
@@ -194,6 +212,40 @@ final class LoadRun {
             run.calls = run.samples.stream().filter(s -> s.kind().idempotent()).count();
         }
         return run;
+    }
+
+    /**
+     * A jHiccup-like meter: sleeps 1 ms at a time until {@code end} and records every sleep that
+     * overslept by more than 1 ms, i.e. a moment when no thread of the test JVM could have run.
+     */
+    private static Thread hiccupMeter(long t0, long end, Queue<long[]> out) {
+        Thread th = new Thread(
+                () -> {
+                    long before = System.nanoTime();
+                    while (before < end) {
+                        LockSupport.parkNanos(1_000_000L);
+                        long after = System.nanoTime();
+                        long over = after - before - 1_000_000L;
+                        if (over > 1_000_000L) {
+                            out.add(new long[] {before + 1_000_000L - t0, over});
+                        }
+                        before = after;
+                    }
+                },
+                "hiccup-meter");
+        th.setDaemon(true);
+        th.start();
+        return th;
+    }
+
+    /** The test JVM's pauses during the run, as CSV: start in ms since the run started, length in ms. */
+    String hiccupsCsv() {
+        StringBuilder b = new StringBuilder(
+                "# run started at " + java.time.Instant.ofEpochMilli(wallStartMillis) + "\nstart_ms,pause_ms\n");
+        for (long[] h : hiccups) {
+            b.append(String.format(java.util.Locale.ROOT, "%.3f,%.3f%n", h[0] / 1e6, h[1] / 1e6));
+        }
+        return b.toString();
     }
 
     // a failed statement's kind is not returned; the ledger counted it, the sample only needs to

@@ -29,6 +29,9 @@ final class Report {
             for (LoadRun r : runs) {
                 Files.writeString(
                         DIR.resolve(fault + "-" + r.mode.name().toLowerCase(java.util.Locale.ROOT) + ".csv"), r.csv());
+                Files.writeString(
+                        DIR.resolve(fault + "-" + r.mode.name().toLowerCase(java.util.Locale.ROOT) + "-hiccups.csv"),
+                        r.hiccupsCsv());
                 if (!r.slowCalls.isEmpty()) {
                     Files.write(
                             DIR.resolve(

@@ -74,11 +74,21 @@ class StallIT {
                 STALL_S,
                 checks,
                 constantDelay,
-                "issue target: max <= 2 x steady p99 + delay (p95)",
+                "issue target: max (in flight during the stall) <= 2 x steady p99 + delay (p95) | the same bound"
+                        + " on the steady phase's 2 s intervals, no fault: intervals over it",
                 r -> {
                     double bound = issueBound(r);
                     double max = maxAroundStall(r);
-                    return (max <= bound ? "met" : "not met") + ": " + Report.f(max) + " vs " + Report.f(bound) + " ms";
+                    double[] steady = steadyWindowMaxima(r);
+                    long over = java.util.Arrays.stream(steady)
+                            .filter(m -> m > bound)
+                            .count();
+                    return (max <= bound ? "met" : "not met") + ": " + Report.f(max) + " vs " + Report.f(bound)
+                            + " ms | " + over + " of " + steady.length + " (maxima "
+                            + java.util.Arrays.stream(steady)
+                                    .mapToObj(Report::f)
+                                    .collect(java.util.stream.Collectors.joining(", "))
+                            + " ms)";
                 });
     }
 
@@ -89,7 +99,7 @@ class StallIT {
      */
     static String slowest(LoadRun run, int n) {
         long fault = run.at("fault");
-        return run.window(fault - Scenario.S, run.at("resume"), s -> s.kind().idempotent()).stream()
+        return inFlight(run, fault, run.at("resume")).stream()
                 .sorted(java.util.Comparator.comparingDouble(LoadRun.Sample::latencyMs)
                         .reversed())
                 .limit(n)
@@ -143,17 +153,46 @@ class StallIT {
         return 2 * LoadRun.percentileMs(steady, 0.99) + LoadRun.percentileMs(steady, 0.95);
     }
 
+    /**
+     * The control for the issue's bound: the slowest idempotent request in flight during each
+     * interval of the steady phase as long as the stall, before any fault. Where these exceed the
+     * bound too, the machine alone exceeds it.
+     */
+    static double[] steadyWindowMaxima(LoadRun run) {
+        long length = run.at("resume") - run.at("fault");
+        long from = WARMUP_S * Scenario.S;
+        long to = run.at("fault") - Scenario.S;
+        List<Double> maxima = new ArrayList<>();
+        for (long start = from; start + length <= to; start += length) {
+            maxima.add(LoadRun.maxMs(inFlight(run, start, start + length)));
+        }
+        return maxima.stream().mapToDouble(Double::doubleValue).toArray();
+    }
+
+    /**
+     * The slowest idempotent request in flight at some time during the stall: every request that
+     * could have waited for the stalled node (one that ended before SIGSTOP or started after
+     * SIGCONT could not).
+     */
     static double maxAroundStall(LoadRun run) {
-        return LoadRun.maxMs(run.window(
-                run.at("fault") - Scenario.S, run.at("resume"), s -> s.kind().idempotent()));
+        return LoadRun.maxMs(inFlight(run, run.at("fault"), run.at("resume")));
+    }
+
+    /** Idempotent requests in flight at some time in [fromNanos, toNanos). */
+    static List<LoadRun.Sample> inFlight(LoadRun run, long fromNanos, long toNanos) {
+        return run.samples.stream()
+                .filter(s -> s.kind().idempotent() && s.start() < toNanos && s.end() > fromNanos)
+                .toList();
     }
 
     /**
      * What is asserted: with hedging (both modes) no idempotent request fails through the stall.
      *
      * <p>The issue's bound (max <= 2 x steady p99 + the hedge delay) is reported per mode in
-     * docs/reliability.md ("met"/"not met"), not asserted: the steady p99 of a loaded 2-core
-     * machine varies 3-fold between runs (29-94 ms), and so does the bound.
+     * docs/reliability.md ("met"/"not met"), not asserted. On a quiet machine it is 4-7 ms, and
+     * the same bound on the steady phase's intervals as long as the stall, with no fault at all, is
+     * exceeded too (the report's last column): the machine's own pauses (up to 40-60 ms on 2
+     * cores shared by three nodes and the client, the hiccup CSV) decide it, not the stall.
      */
     @Test
     void should_fail_no_idempotent_request_when_a_node_stalls_with_hedging() {
@@ -169,22 +208,25 @@ class StallIT {
     }
 
     /**
-     * The wrapped session waits for no stalled node: a node with requests in flight that has
-     * answered nothing for 4x its usual latency goes to the back of every plan, and a hedge the
-     * budget cannot pay at once is deferred until a token comes back, not given up. Before both,
-     * requests waited 0.9-1.4 s in two runs of three; after, the slowest idempotent request around
-     * the stall took 68, 168 and 184 ms in three runs on a loaded machine. Asserted with room: under
-     * half the stall.
+     * Neither hedging mode waits out a stalled node; without hedging the slowest request waits
+     * about the whole 2 s. The wrapped session moves primaries off a node with requests in flight
+     * that has answered nothing for 4x its usual latency, and defers a hedge the budget cannot pay
+     * at once until a token comes back; in the policy mode the driver's plans decide. The slowest
+     * idempotent request around the stall took 4-60 ms in nine runs on 2026-11-22 and 23 (68-184 ms earlier, on
+     * a loaded machine; 0.9-1.4 s in two runs of three before the wrapped session's stall
+     * detection). Asserted with room: under half the stall.
      */
     @Test
-    void should_not_wait_for_a_stalled_node_when_the_wrapped_session_hedges() {
-        LoadRun run = runs.get(Mode.HEDGE_WRAPPED);
-        if (run == null) {
-            return;
+    void should_not_wait_for_a_stalled_node_when_either_hedging_mode_hedges() {
+        for (Mode mode : List.of(Mode.HEDGE_WRAPPED, Mode.HEDGE_POLICY)) {
+            LoadRun run = runs.get(mode);
+            if (run == null) {
+                continue;
+            }
+            assertThat(maxAroundStall(run))
+                    .as("%s: slowest idempotent request around the stall, ms", mode)
+                    .isLessThan(STALL.toMillis() / 2.0);
         }
-        assertThat(maxAroundStall(run))
-                .as("slowest idempotent request around the stall, ms")
-                .isLessThan(STALL.toMillis() / 2.0);
     }
 
     @Test
