@@ -24,7 +24,12 @@ final class Attempt<T> implements AttemptContext, BiConsumer<T, Throwable>, Runn
     static final int CANCELLED = 3;
 
     final HedgedCall<T> call;
-    final int number;
+    /**
+     * 1 for the primary; at most {@link io.github.hedge.core.HedgeConfig#MAX_ATTEMPTS_LIMIT} (16),
+     * so a byte: with it the attempt takes 72 bytes instead of 80.
+     */
+    final byte number;
+
     final long startNanos;
     private final List<String> triedBefore;
     private static final VarHandle STATE;
@@ -58,16 +63,17 @@ final class Attempt<T> implements AttemptContext, BiConsumer<T, Throwable>, Runn
      * the thread the timer runs on, which the timer queue's monitor orders after the write.
      */
     long hedgeDelayNanos;
-    /** Set when this primary, beaten by a hedge, is left to finish for the savings estimate. */
-    volatile boolean leftRunning;
-    /** The timer that cancels it if it runs too long; null unless left running. */
+    /**
+     * The timer that cancels it if it runs too long: set when this primary, beaten by a hedge, is
+     * left to finish for the savings estimate (before its call's trace is built); null otherwise.
+     */
     volatile ScheduledTask sampleCap;
     /** Reserved by a failure as a retry and not started yet; guarded by the call's monitor. */
     boolean retryPending;
 
     Attempt(HedgedCall<T> call, int number, long startNanos, List<String> triedBefore) {
         this.call = call;
-        this.number = number;
+        this.number = (byte) number;
         this.startNanos = startNanos;
         this.triedBefore = triedBefore;
     }
@@ -242,7 +248,7 @@ final class Attempt<T> implements AttemptContext, BiConsumer<T, Throwable>, Runn
                 outcome = AttemptRecord.AttemptOutcome.CANCELLED;
                 break;
             default:
-                outcome = leftRunning
+                outcome = sampleCap != null
                         ? AttemptRecord.AttemptOutcome.LEFT_RUNNING
                         : AttemptRecord.AttemptOutcome.CANCELLED;
                 end = callEndNanos;

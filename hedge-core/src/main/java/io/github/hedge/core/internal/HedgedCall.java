@@ -804,17 +804,15 @@ final class HedgedCall<T> extends CompletableFuture<T> implements DelayContext {
         long window = engine.savingsWindowNanos;
         long cap = took >= window / 100 ? window : Math.min(window, Math.max(MIN_SAMPLE_CAP_NANOS, took * 100));
         Attempt<T> p = primary;
-        p.leftRunning = true;
         // bounded the same way whether the timer fires or a closing scheduler drops it
         Runnable bound = () -> cancelOne(p, engine.ticker.nanoTime());
         ScheduledTask t;
         try {
             t = engine.timers.schedule(bound, bound::run, cap);
         } catch (RuntimeException e) {
-            p.leftRunning = false;
             return losers; // no timer to bound it: cancel it with the others
         }
-        p.sampleCap = t;
+        p.sampleCap = t; // from here its trace shows it LEFT_RUNNING
         if (!p.isRunning()) {
             t.cancel(); // it finished before the timer was stored
         }
