@@ -15,6 +15,7 @@ import io.github.hedge.core.event.HedgeEvents;
 import io.github.hedge.core.spi.HedgeScheduler;
 import io.github.hedge.core.spi.Ticker;
 import io.github.resilience4j.core.ContextPropagator;
+import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -245,9 +246,17 @@ public final class Engine {
     public <T> CompletableFuture<T> execute(CallOptions options, AttemptFunction<T> fn) {
         Boolean idem = options.declaredIdempotent();
         boolean idempotent = idem != null ? idem : idempotentByDefault;
-        long deadline = options.deadline() != null ? options.deadline().toNanos() : defaultDeadlineNanos;
-        HedgedCall<T> call = new HedgedCall<>(this, fn, idempotent, deadline, options);
-        call.start();
+        HedgedCall<T> call = new HedgedCall<>(this, fn, idempotent, options);
+        call.start(deadlineNanos(options));
         return call;
+    }
+
+    /**
+     * @return the deadline of a call with these options, in ns: its own, else the executor's
+     *     default; 0 for none. Computed again where needed rather than kept in every call.
+     */
+    long deadlineNanos(CallOptions options) {
+        Duration d = options.deadline();
+        return d != null ? d.toNanos() : defaultDeadlineNanos;
     }
 }

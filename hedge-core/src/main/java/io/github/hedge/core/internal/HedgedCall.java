@@ -15,6 +15,8 @@ import io.github.hedge.core.event.HedgeWon;
 import io.github.hedge.core.event.NotHedged;
 import io.github.hedge.core.spi.ScheduledTask;
 import io.github.resilience4j.core.ContextPropagator;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -31,16 +33,30 @@ import java.util.concurrent.RejectedExecutionException;
  * is reserved there before it runs, so a hedge timer racing a retry cannot start an extra attempt.
  * User code (attempt functions, policies, cancel hooks, listeners, the caller's dependent stages)
  * always runs outside the monitor. The hot path — a primary that wins before its delay — takes
- * the monitor twice and reads the clock three times.
+ * the monitor twice and reads the clock three times (the reading that computes the hedge delay
+ * also dates the hedge timer); a primary that answers inside {@link #start} takes no monitor and
+ * reads the clock twice.
  */
 final class HedgedCall<T> extends CompletableFuture<T> implements DelayContext {
     private static final int RUNNING = 0;
     private static final int DONE = 1;
+    private static final VarHandle STATE;
+
+    static {
+        try {
+            STATE = MethodHandles.lookup().findVarHandle(HedgedCall.class, "state", int.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
+    /** {@link #pushbackUntil()} when no pushback was asked for. */
+    private static final long NO_PUSHBACK = Long.MIN_VALUE;
 
     final Engine engine;
     final AttemptFunction<T> fn;
     final long startNanos;
-    private final long deadlineNanos;
+    /** Also gives the call's deadline ({@link Engine#deadlineNanos}), not kept in a field of its own. */
     private final CallOptions options;
     /** The shortest wait before a deferred hedge checks the budget again, in ns. */
     static final long MIN_BUDGET_RECHECK_NANOS = 1_000_000L;
@@ -51,14 +67,26 @@ final class HedgedCall<T> extends CompletableFuture<T> implements DelayContext {
     /** 1 for a call that may not be hedged. */
     private final int maxAttempts;
 
-    private volatile int state = RUNNING; // written under the monitor
+    /**
+     * RUNNING until DONE; written under the monitor (or, for a primary that completed inside {@link
+     * #start()}, before the call is published). No initializer: RUNNING is the default 0, and an
+     * explicit one would cost every call a volatile store (a fence).
+     */
+    private volatile int state;
+
     private int started; // guarded by this (written before the call is published for the primary)
     private Attempt<T> first; // guarded by this once published
     private Attempt<T>[] more; // attempts 2..maxAttempts, allocated by the first hedge
     private int inFlight;
     private ScheduledTask hedgeTimer;
     private ScheduledTask deadlineTimer;
-    private volatile long pushbackUntilNanos = Long.MIN_VALUE;
+    /**
+     * The latest pushback's end (a ticker reading) with its sign bit flipped, so that the default 0
+     * stands for {@link #NO_PUSHBACK} without an initializer (a volatile store, a fence per call);
+     * read through {@link #pushbackUntil()}; written under the monitor.
+     */
+    private volatile long pushbackBits;
+
     private volatile boolean stopHedging;
     private boolean notHedgedPublished;
     /** Set while the armed hedge timer is a retry waiting out a pushback that came with a failure. */
@@ -71,28 +99,34 @@ final class HedgedCall<T> extends CompletableFuture<T> implements DelayContext {
 
     private long callId;
 
-    /** Whether hedges and retries must carry the caller's thread-local context. */
-    private final boolean propagate;
-
-    /** Runs reserved retries with the caller's context; null when no propagator is set. */
+    /**
+     * Runs reserved retries with the caller's context; null when no propagator is set or the call
+     * may not be hedged. Non-null exactly when hedges and retries must carry the caller's
+     * thread-local context ({@link #propagate()}).
+     */
     private final Runnable retryRunner;
 
-    HedgedCall(Engine engine, AttemptFunction<T> fn, boolean idempotent, long deadlineNanos, CallOptions options) {
+    HedgedCall(Engine engine, AttemptFunction<T> fn, boolean idempotent, CallOptions options) {
         this.engine = engine;
         this.fn = fn;
-        this.deadlineNanos = deadlineNanos;
         this.options = options;
         this.maxAttempts = idempotent ? engine.maxAttempts : 1;
         this.startNanos = engine.ticker.nanoTime();
-        this.propagate = !engine.propagators.isEmpty() && maxAttempts > 1;
         // the context must be retrieved here, on the caller's thread
-        this.retryRunner =
-                propagate ? ContextPropagator.decorateRunnable(engine.propagators, this::runReservedRetries) : null;
+        this.retryRunner = !engine.propagators.isEmpty() && maxAttempts > 1
+                ? ContextPropagator.decorateRunnable(engine.propagators, this::runReservedRetries)
+                : null;
+    }
+
+    /** @return whether hedges and retries must carry the caller's thread-local context */
+    private boolean propagate() {
+        return retryRunner != null;
     }
 
     // ---------------------------------------------------------------- start
 
-    void start() {
+    /** @param deadlineNanos the call's deadline ({@link Engine#deadlineNanos}), 0 for none */
+    void start(long deadlineNanos) {
         engine.calls.increment();
         boolean hedgeable = maxAttempts > 1;
         if (hedgeable) {
@@ -192,11 +226,12 @@ final class HedgedCall<T> extends CompletableFuture<T> implements DelayContext {
             onAttemptDone(a, null, t);
             return;
         }
-        a.attach(stage);
         try {
             if (stage.getClass() == CompletableFuture.class && ((CompletableFuture<T>) stage).isDone()) {
+                // not attached: cancelling a completed future does nothing, and attaching is a volatile store
                 completedAlready(a, (CompletableFuture<T>) stage);
             } else {
+                a.attach(stage);
                 stage.whenComplete(a);
             }
         } catch (Throwable t) {
@@ -260,23 +295,25 @@ final class HedgedCall<T> extends CompletableFuture<T> implements DelayContext {
         long now = engine.ticker.nanoTime();
         long elapsed = now - prev.startNanos;
         long wait = delay - elapsed;
-        long pushbackUntil = pushbackUntilNanos;
-        if (pushbackUntil != Long.MIN_VALUE) {
+        long pushbackUntil = pushbackUntil();
+        if (pushbackUntil != NO_PUSHBACK) {
             wait = Math.max(wait, pushbackUntil - now);
         }
         wait = Math.max(0, wait);
         prev.hedgeDelayNanos = elapsed + wait;
-        scheduleHedgeTimer(prev, wait);
+        scheduleHedgeTimer(prev, now, wait);
     }
 
     /**
      * Arms the timer that starts the attempt after {@code prev}; the attempt object is the task.
      *
+     * @param now the caller's reading of the executor's ticker: the timer is due {@code delayNanos}
+     *     after it
      * @return false if the scheduler refused the timer
      */
-    private boolean scheduleHedgeTimer(Attempt<T> prev, long delayNanos) {
+    private boolean scheduleHedgeTimer(Attempt<T> prev, long now, long delayNanos) {
         Runnable task = prev;
-        if (propagate) {
+        if (propagate()) {
             try {
                 task = ContextPropagator.decorateRunnable(engine.propagators, prev); // reads the context now
             } catch (Throwable e) { // NOPMD: a propagator is user code; a hedge without its context is not sent
@@ -286,7 +323,7 @@ final class HedgedCall<T> extends CompletableFuture<T> implements DelayContext {
         }
         ScheduledTask t;
         try {
-            t = engine.timers.schedule(task, prev, delayNanos);
+            t = engine.timers.schedule(task, prev, now, delayNanos);
         } catch (RuntimeException e) {
             // no timer, no hedge: the attempts already running still answer the call
             engine.logSchedulerFailure(e);
@@ -336,8 +373,8 @@ final class HedgedCall<T> extends CompletableFuture<T> implements DelayContext {
             if (stopHedging) {
                 stop = true;
             } else {
-                long pushbackUntil = pushbackUntilNanos;
-                if (pushbackUntil != Long.MIN_VALUE && pushbackUntil - now > 0) {
+                long pushbackUntil = pushbackUntil();
+                if (pushbackUntil != NO_PUSHBACK && pushbackUntil - now > 0) {
                     wait = pushbackUntil - now; // pushback arrived after the timer was armed
                     retryAfterPushback = afterFailure;
                 } else if (engine.budget.tryAcquire()) {
@@ -365,7 +402,7 @@ final class HedgedCall<T> extends CompletableFuture<T> implements DelayContext {
         if (stop) {
             publishNotHedged(NotHedged.Reason.PUSHBACK);
         } else if (wait >= 0) {
-            if (!scheduleHedgeTimer(prev, wait)) {
+            if (!scheduleHedgeTimer(prev, now, wait)) {
                 refusedIfBudgetWait();
                 endIfIdle();
             }
@@ -513,15 +550,17 @@ final class HedgedCall<T> extends CompletableFuture<T> implements DelayContext {
     /**
      * The primary returned an already successful stage, inside {@link #start()}: no other thread
      * can decide this call yet (the caller has not got it, no timer is armed, no other attempt
-     * exists), so it ends without taking the monitor.
+     * exists), so it ends without taking the monitor, and its state and the attempt's move by
+     * release stores rather than a CAS and a volatile store (fences): {@code super.complete} below
+     * publishes them with the call.
      */
     private void wonSynchronously(Attempt<T> a, T value) {
         long now = engine.ticker.nanoTime();
-        a.finish(Attempt.SUCCEEDED, now, null);
+        a.succeededAlone(now);
         engine.tracker.record(a.target, now - a.startNanos);
         engine.savings.primaryWon(now - startNanos);
         inFlight = 0;
-        state = DONE;
+        STATE.setRelease(this, DONE);
         engine.wins.increment(); // the call succeeded and its attempt ended
         finish(CallCompleted.CallOutcome.SUCCESS, 1, now);
         super.complete(value);
@@ -571,8 +610,8 @@ final class HedgedCall<T> extends CompletableFuture<T> implements DelayContext {
             } else {
                 boolean fatal = decision == ErrorClassifier.Decision.FATAL;
                 if (!fatal && !stopHedging && started < maxAttempts) {
-                    long pushbackUntil = pushbackUntilNanos;
-                    if (pushbackUntil != Long.MIN_VALUE && pushbackUntil - now > 0) {
+                    long pushbackUntil = pushbackUntil();
+                    if (pushbackUntil != NO_PUSHBACK && pushbackUntil - now > 0) {
                         // the server asked to wait (often with this very failure): the next attempt
                         // starts when the pushback ends, through the hedge timer, which it replaces
                         pushbackWait = pushbackUntil - now;
@@ -600,7 +639,9 @@ final class HedgedCall<T> extends CompletableFuture<T> implements DelayContext {
                 }
             }
             if (win || failure != null) {
-                state = DONE;
+                // a release store, not a volatile one: every decision reads the state under this monitor,
+                // whose exit orders the store; the reads outside it are pre-checks (a fence saved per call)
+                STATE.setRelease(this, DONE);
                 losers = runningLocked();
                 hedgeT = hedgeTimer;
                 deadlineT = deadlineTimer;
@@ -615,7 +656,7 @@ final class HedgedCall<T> extends CompletableFuture<T> implements DelayContext {
             refusedByBudget();
         }
         if (pushbackWait >= 0) {
-            if (!scheduleHedgeTimer(waitAfter, pushbackWait)) {
+            if (!scheduleHedgeTimer(waitAfter, now, pushbackWait)) {
                 endIfIdle();
             }
             return;
@@ -763,17 +804,15 @@ final class HedgedCall<T> extends CompletableFuture<T> implements DelayContext {
         long window = engine.savingsWindowNanos;
         long cap = took >= window / 100 ? window : Math.min(window, Math.max(MIN_SAMPLE_CAP_NANOS, took * 100));
         Attempt<T> p = primary;
-        p.leftRunning = true;
         // bounded the same way whether the timer fires or a closing scheduler drops it
         Runnable bound = () -> cancelOne(p, engine.ticker.nanoTime());
         ScheduledTask t;
         try {
             t = engine.timers.schedule(bound, bound::run, cap);
         } catch (RuntimeException e) {
-            p.leftRunning = false;
             return losers; // no timer to bound it: cancel it with the others
         }
-        p.sampleCap = t;
+        p.sampleCap = t; // from here its trace shows it LEFT_RUNNING
         if (!p.isRunning()) {
             t.cancel(); // it finished before the timer was stored
         }
@@ -793,7 +832,7 @@ final class HedgedCall<T> extends CompletableFuture<T> implements DelayContext {
         }
         terminate(
                 CallCompleted.CallOutcome.DEADLINE_EXCEEDED,
-                new DeadlineExceededException(engine.name, deadlineNanos, attemptsStarted),
+                new DeadlineExceededException(engine.name, engine.deadlineNanos(options), attemptsStarted),
                 true);
     }
 
@@ -890,11 +929,16 @@ final class HedgedCall<T> extends CompletableFuture<T> implements DelayContext {
         // bounded so the sum cannot overflow: no server asks for more than a day
         long until = engine.ticker.nanoTime() + Math.min(Math.max(0, delayNanos), 86_400_000_000_000L);
         synchronized (this) {
-            long current = pushbackUntilNanos;
-            if (current == Long.MIN_VALUE || until - current > 0) {
-                pushbackUntilNanos = until;
+            long current = pushbackUntil();
+            if (current == NO_PUSHBACK || until - current > 0) {
+                pushbackBits = until ^ NO_PUSHBACK;
             }
         }
+    }
+
+    /** @return when the latest pushback ends (a ticker reading), or {@link #NO_PUSHBACK} */
+    private long pushbackUntil() {
+        return pushbackBits ^ NO_PUSHBACK;
     }
 
     void stopFurtherAttempts() {

@@ -68,7 +68,18 @@ public final class TimerQueue {
      *     the timer is then not queued
      */
     ScheduledTask schedule(Runnable task, Discardable onDiscard, long delayNanos) {
-        long now = ticker.nanoTime();
+        return schedule(task, onDiscard, ticker.nanoTime(), delayNanos);
+    }
+
+    /**
+     * Queues {@code task} to run once at {@code nowNanos + delayNanos}, for a caller that has just
+     * read this queue's ticker: it saves a clock read, and a delay counted from that reading is due
+     * exactly when the caller meant; otherwise as {@link #schedule(Runnable, Discardable, long)}.
+     *
+     * @param nowNanos a reading of this queue's {@link Ticker}, taken by the caller
+     */
+    ScheduledTask schedule(Runnable task, Discardable onDiscard, long nowNanos, long delayNanos) {
+        long now = nowNanos;
         Node n = new Node(this, task, onDiscard, now + Math.max(0, delayNanos));
         synchronized (this) {
             n.seq = sequence++;
