@@ -461,6 +461,28 @@ class HedgedExecutorTest {
     }
 
     @Test
+    void should_ask_the_budget_again_within_an_eighth_of_its_wait_when_a_deferred_hedge_has_waited_long()
+            throws Exception {
+        // a primary stuck for a second with no token coming back: its checks thin out to one every
+        // eighth of its wait (about 979 ms, then 1,101 ms), not to one every half (864 ms, then
+        // 1,297 ms), so a token that comes back at 1 s is taken within 125 ms
+        HedgedExecutor ex = executor(config().delay(DelayPolicy.fixed(Duration.ofMillis(10)))
+                .budget(HedgeBudget.builder().ratio(0.5).ticker(time).build()));
+        Probe stuck = new Probe(time);
+        CompletableFuture<String> call = ex.executeAsync(stuck); // balance 0.5: no token
+        time.advanceTo(1_000 * MS);
+        assertThat(stuck.attempts()).isEqualTo(1);
+        ex.executeAsync(ctx -> CompletableFuture.completedFuture("x")); // balance 1.0, asks for nothing
+        time.advanceTo(1_126 * MS);
+        assertThat(stuck.attempts()).isEqualTo(2);
+        assertThat(stuck.startTimes.get(1)).isBetween(1_000 * MS, 1_125 * MS);
+
+        stuck.attempt(2).complete("hedge");
+        assertThat(call.get()).isEqualTo("hedge");
+        assertThat(ex.stats().pendingTimers()).isZero();
+    }
+
+    @Test
     void should_send_a_denied_hedge_later_when_a_token_comes_back_while_the_primary_still_runs() throws Exception {
         // 0.5 token per primary: two primaries pay for one hedge; nothing saved up at the start
         HedgedExecutor ex = executor(config().delay(DelayPolicy.fixed(Duration.ofMillis(10)))
@@ -476,8 +498,8 @@ class HedgedExecutorTest {
         assertThat(first.attempts()).isEqualTo(2);
         assertThat(first.startTimes.get(1)).isEqualTo(15 * MS);
 
-        // call 2: denied at 22, asks again at 27, 34.5 and 45.75 ms (half its wait each time);
-        // two more primaries at 40 ms bring one token, which the longest-waiting call takes first
+        // call 2: denied at 22, asks again at 27, 34.5 and 44.5 ms (half its wait each time, at most
+        // 10 ms); two more primaries at 40 ms bring one token, which the waiting call takes first
         time.advanceTo(40 * MS);
         assertThat(second.attempts()).isEqualTo(1);
         Probe third = new Probe(time);
@@ -486,7 +508,7 @@ class HedgedExecutorTest {
         CompletableFuture<String> call4 = ex.executeAsync(fourth);
         time.advanceTo(46 * MS);
         assertThat(second.attempts()).isEqualTo(2);
-        assertThat(second.startTimes.get(1)).isEqualTo(45_750_000L);
+        assertThat(second.startTimes.get(1)).isEqualTo(44_500_000L);
 
         first.attempt(2).complete("hedge");
         second.attempt(2).complete("hedge");
@@ -503,7 +525,7 @@ class HedgedExecutorTest {
                 .extracting(HedgeSent::reason, HedgeSent::delayNanos)
                 .containsExactly(
                         org.assertj.core.groups.Tuple.tuple(HedgeSent.Reason.BUDGET_DEFERRED, 15 * MS),
-                        org.assertj.core.groups.Tuple.tuple(HedgeSent.Reason.BUDGET_DEFERRED, 33_750_000L));
+                        org.assertj.core.groups.Tuple.tuple(HedgeSent.Reason.BUDGET_DEFERRED, 32_500_000L));
         // every call found no token at its delay once; only calls 3 and 4 never got one
         assertThat(eventsOf(BudgetExhausted.class)).hasSize(4);
         assertThat(ex.stats().budgetDenied()).isEqualTo(2);
