@@ -14,8 +14,10 @@ import org.junit.jupiter.api.TestInstance;
 
 /**
  * A GC-pause-like stall: node 2 gets SIGSTOP after 20 s of steady load and SIGCONT 2 s later (its
- * connections stay open, nothing is refused), once per mode. With hedging no request waits for the
- * stall: the slowest idempotent request is within twice the steady p99 plus the hedge delay.
+ * connections stay open, nothing is refused), once per mode. With hedging no request waits out the
+ * stall (asserted: the slowest idempotent request in flight during it takes under half of it). The
+ * issue's tighter bound, twice the steady p99 plus the hedge delay, is reported beside the same
+ * bound on fault-free intervals of the same run, which this machine exceeds too.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class StallIT {
@@ -189,7 +191,7 @@ class StallIT {
      * What is asserted: with hedging (both modes) no idempotent request fails through the stall.
      *
      * <p>The issue's bound (max <= 2 x steady p99 + the hedge delay) is reported per mode in
-     * docs/reliability.md ("met"/"not met"), not asserted. On a quiet machine it is 4-7 ms, and
+     * docs/reliability.md ("met"/"not met"), not asserted. On a quiet machine it is 3-8 ms, and
      * the same bound on the steady phase's intervals as long as the stall, with no fault at all, is
      * exceeded too (the report's last column): the machine's own pauses (up to 40-60 ms on 2
      * cores shared by three nodes and the client, the hiccup CSV) decide it, not the stall.
