@@ -226,6 +226,20 @@ final class Backends implements AutoCloseable {
         return "127.0.0.1:" + addresses.get(backend).getPort();
     }
 
+    /**
+     * Shuts the test's channels down at once and waits for each (5 s at most).
+     *
+     * @param channels the channels a test opened
+     */
+    static void shutdown(List<io.grpc.ManagedChannel> channels) throws InterruptedException {
+        for (io.grpc.ManagedChannel c : channels) {
+            c.shutdownNow();
+        }
+        for (io.grpc.ManagedChannel c : channels) {
+            c.awaitTermination(5, TimeUnit.SECONDS);
+        }
+    }
+
     @Override
     public void close() {
         for (Server s : servers) {

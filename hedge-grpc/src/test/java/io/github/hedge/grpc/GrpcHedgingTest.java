@@ -64,12 +64,7 @@ class GrpcHedgingTest {
 
     @AfterEach
     void closeChannels() throws InterruptedException {
-        for (ManagedChannel c : channels) {
-            c.shutdownNow();
-        }
-        for (ManagedChannel c : channels) {
-            c.awaitTermination(5, TimeUnit.SECONDS);
-        }
+        Backends.shutdown(channels);
         backends.reset();
     }
 

@@ -61,12 +61,7 @@ class GrpcWarmupTest {
 
     @AfterEach
     void closeChannels() throws InterruptedException {
-        for (ManagedChannel c : channels) {
-            c.shutdownNow();
-        }
-        for (ManagedChannel c : channels) {
-            c.awaitTermination(5, TimeUnit.SECONDS);
-        }
+        Backends.shutdown(channels);
         backends.reset();
     }
 
