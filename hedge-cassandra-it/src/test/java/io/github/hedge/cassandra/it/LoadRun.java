@@ -35,6 +35,13 @@ final class LoadRun {
         double latencyMs() {
             return (end - start) / 1e6;
         }
+
+        /** The consistency level the workload ran it at ({@link Workload#consistency}; LWTs at quorum). */
+        String consistency() {
+            return kind == Workload.Kind.LWT
+                    ? "LOCAL_QUORUM"
+                    : Workload.consistency(seq).name();
+        }
     }
 
     final Mode mode;
@@ -343,7 +350,6 @@ final class LoadRun {
     String csv() {
         StringBuilder b = new StringBuilder("start_ms,end_ms,latency_ms,kind,cl,ok,error\n");
         for (Sample s : samples) {
-            String cl = s.kind() == Workload.Kind.LWT || (s.seq() & 1) == 1 ? "LOCAL_QUORUM" : "LOCAL_ONE";
             b.append(String.format(
                     java.util.Locale.ROOT,
                     "%.3f,%.3f,%.3f,%s,%s,%s,%s%n",
@@ -351,7 +357,7 @@ final class LoadRun {
                     s.end() / 1e6,
                     s.latencyMs(),
                     s.kind(),
-                    cl,
+                    s.consistency(),
                     s.ok(),
                     s.ok() ? "" : s.error().replace(',', ';').replace('\n', ' ')));
         }

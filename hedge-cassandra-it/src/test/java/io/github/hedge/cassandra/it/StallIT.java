@@ -109,7 +109,7 @@ class StallIT {
                         java.util.Locale.ROOT,
                         "%s %s %.1f ms (started %+.0f ms from the stall)",
                         s.kind(),
-                        (s.seq() & 1) == 0 ? "LOCAL_ONE" : "LOCAL_QUORUM",
+                        s.consistency(),
                         s.latencyMs(),
                         (s.start() - fault) / 1e6))
                 .collect(java.util.stream.Collectors.joining("; "));

@@ -109,12 +109,20 @@ final class Workload {
         }
     }
 
+    /**
+     * The consistency level of every statement but an LWT (always {@code LOCAL_QUORUM}): alternately
+     * {@code LOCAL_ONE} and {@code LOCAL_QUORUM} by sequence number.
+     */
+    static ConsistencyLevel consistency(long seq) {
+        return (seq & 1) == 0 ? ConsistencyLevel.LOCAL_ONE : ConsistencyLevel.LOCAL_QUORUM;
+    }
+
     /** Runs one statement of the mix; returns its kind; a failure comes as a {@link LoadRun.KindException}. */
     Kind next(Ledger ledger, int thread, long seq, boolean idempotent) {
         ThreadLocalRandom r = ThreadLocalRandom.current();
         int dice = r.nextInt(100);
         Kind kind = idempotent ? (dice < 78 ? Kind.READ : Kind.INSERT) : (dice < 80 ? Kind.COUNTER : Kind.LWT);
-        ConsistencyLevel cl = (seq & 1) == 0 ? ConsistencyLevel.LOCAL_ONE : ConsistencyLevel.LOCAL_QUORUM;
+        ConsistencyLevel cl = consistency(seq);
         String key = ledger.run + ":" + thread + ":" + seq;
         try {
             switch (kind) {
