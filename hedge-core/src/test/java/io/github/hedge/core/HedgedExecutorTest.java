@@ -14,13 +14,17 @@ import io.github.hedge.core.event.HedgeWon;
 import io.github.hedge.core.event.NotHedged;
 import io.github.hedge.core.event.Subscription;
 import io.github.hedge.core.testing.VirtualTimeScheduler;
+import io.github.resilience4j.core.ContextPropagator;
 import java.time.Duration;
 import java.util.List;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutionException;
+import java.util.function.Consumer;
+import java.util.function.Supplier;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
@@ -461,18 +465,103 @@ class HedgedExecutorTest {
     }
 
     @Test
-    void should_ask_the_budget_again_within_an_eighth_of_its_wait_when_a_deferred_hedge_has_waited_long()
-            throws Exception {
-        // a primary stuck for a second with no token coming back: its checks thin out to one every
-        // eighth of its wait (about 979 ms, then 1,101 ms), not to one every half (864 ms, then
-        // 1,297 ms), so a token that comes back at 1 s is taken within 125 ms
+    void should_give_each_token_to_the_hedge_that_has_waited_longest_when_several_wait() throws Exception {
+        // a quarter token per primary; every hedge comes due with the bucket empty and waits in line
+        HedgedExecutor ex = executor(config().delay(DelayPolicy.fixed(Duration.ofMillis(10)))
+                .budget(HedgeBudget.builder().ratio(0.25).ticker(time).build()));
+        Probe a = new Probe(time);
+        Probe b = new Probe(time);
+        Probe c = new Probe(time);
+        Probe d = new Probe(time);
+        CompletableFuture<String> callA = ex.executeAsync(a); // t=0, 0.25 token
+        time.advanceTo(1 * MS);
+        CompletableFuture<String> callB = ex.executeAsync(b); // 0.5
+        time.advanceTo(2 * MS);
+        CompletableFuture<String> callC = ex.executeAsync(c); // 0.75
+        time.advanceTo(12 * MS); // all three came due without a token: they wait, A first
+        assertThat(a.attempts() + b.attempts() + c.attempts()).isEqualTo(3);
+
+        time.advanceTo(13 * MS);
+        fastCall(ex); // its deposit completes a token: the oldest waiter takes it at once
+        assertThat(a.startTimes).containsExactly(0L, 13 * MS);
+        for (long t = 14; t <= 17; t++) {
+            time.advanceTo(t * MS);
+            fastCall(ex);
+        }
+        assertThat(b.startTimes).containsExactly(1 * MS, 17 * MS);
+        assertThat(c.attempts()).isEqualTo(1);
+
+        time.advanceTo(18 * MS);
+        CompletableFuture<String> callD = ex.executeAsync(d); // 0.25
+        time.advanceTo(19 * MS);
+        fastCall(ex);
+        time.advanceTo(20 * MS);
+        fastCall(ex); // 0.75
+        time.advanceTo(29 * MS); // D came due at 28 ms with C waiting: D goes behind C
+        time.advanceTo(30 * MS);
+        fastCall(ex); // a whole token: C's, though D's timer fired more recently
+        assertThat(c.startTimes).containsExactly(2 * MS, 30 * MS);
+        assertThat(d.attempts()).isEqualTo(1);
+        for (long t = 31; t <= 34; t++) {
+            time.advanceTo(t * MS);
+            fastCall(ex);
+        }
+        assertThat(d.startTimes).containsExactly(18 * MS, 34 * MS);
+
+        for (Probe p : List.of(a, b, c, d)) {
+            p.attempt(2).complete("hedge");
+        }
+        for (CompletableFuture<String> call : List.of(callA, callB, callC, callD)) {
+            assertThat(call.get()).isEqualTo("hedge");
+        }
+        assertThat(eventsOf(HedgeSent.class))
+                .extracting(HedgeSent::reason, HedgeSent::delayNanos)
+                .containsExactly(
+                        org.assertj.core.groups.Tuple.tuple(HedgeSent.Reason.BUDGET_DEFERRED, 13 * MS),
+                        org.assertj.core.groups.Tuple.tuple(HedgeSent.Reason.BUDGET_DEFERRED, 16 * MS),
+                        org.assertj.core.groups.Tuple.tuple(HedgeSent.Reason.BUDGET_DEFERRED, 28 * MS),
+                        org.assertj.core.groups.Tuple.tuple(HedgeSent.Reason.BUDGET_DEFERRED, 16 * MS));
+        assertThat(eventsOf(BudgetExhausted.class)).hasSize(4); // each waited once
+        assertThat(ex.stats().budgetDenied()).isZero(); // none gave up
+        assertNoTimerLeft(ex);
+    }
+
+    @Test
+    void should_send_a_deferred_hedge_when_a_primary_brings_the_token_after_a_long_wait() throws Exception {
+        // a primary stuck for a second: the token the next primary completes goes to it at once,
+        // however rarely its own timer asks by then
         HedgedExecutor ex = executor(config().delay(DelayPolicy.fixed(Duration.ofMillis(10)))
                 .budget(HedgeBudget.builder().ratio(0.5).ticker(time).build()));
         Probe stuck = new Probe(time);
         CompletableFuture<String> call = ex.executeAsync(stuck); // balance 0.5: no token
         time.advanceTo(1_000 * MS);
         assertThat(stuck.attempts()).isEqualTo(1);
-        ex.executeAsync(ctx -> CompletableFuture.completedFuture("x")); // balance 1.0, asks for nothing
+        fastCall(ex); // balance 1.0
+        assertThat(stuck.startTimes).containsExactly(0L, 1_000 * MS);
+
+        stuck.attempt(2).complete("hedge");
+        assertThat(call.get()).isEqualTo("hedge");
+        assertNoTimerLeft(ex);
+    }
+
+    @Test
+    void should_ask_a_shared_budget_again_within_an_eighth_of_its_wait_when_a_deferred_hedge_has_waited_long()
+            throws Exception {
+        // the token comes from another executor's primary, which does not drain this executor's
+        // queue: the waiting call's own checks find it, thinned out to one every eighth of its
+        // wait (about 979 ms, then 1,101 ms), not one every half (864 ms, then 1,297 ms), so a token
+        // that comes back at 1 s is taken within 125 ms
+        HedgeBudget shared = HedgeBudget.builder().ratio(0.5).ticker(time).build();
+        HedgedExecutor ex = executor(
+                config().delay(DelayPolicy.fixed(Duration.ofMillis(10))).budget(shared));
+        HedgedExecutor other = executor(
+                config().delay(DelayPolicy.fixed(Duration.ofMillis(10))).budget(shared));
+        Probe stuck = new Probe(time);
+        CompletableFuture<String> call = ex.executeAsync(stuck); // balance 0.5: no token
+        time.advanceTo(1_000 * MS);
+        assertThat(stuck.attempts()).isEqualTo(1);
+        fastCall(other); // balance 1.0, asks for nothing
+        assertThat(stuck.attempts()).isEqualTo(1);
         time.advanceTo(1_126 * MS);
         assertThat(stuck.attempts()).isEqualTo(2);
         assertThat(stuck.startTimes.get(1)).isBetween(1_000 * MS, 1_125 * MS);
@@ -489,26 +578,23 @@ class HedgedExecutorTest {
                 .budget(HedgeBudget.builder().ratio(0.5).ticker(time).build()));
         Probe first = new Probe(time);
         CompletableFuture<String> call1 = ex.executeAsync(first); // t=0, balance 0.5
-        time.advance(Duration.ofMillis(10)); // delay elapsed, no token: deferred by half the wait so far
+        time.advance(Duration.ofMillis(10)); // delay elapsed, no token: deferred
         assertThat(first.attempts()).isEqualTo(1);
         time.advance(Duration.ofMillis(2));
         Probe second = new Probe(time);
-        CompletableFuture<String> call2 = ex.executeAsync(second); // t=12, balance 1.0
-        time.advance(Duration.ofMillis(3)); // t=15: call 1 asks again and gets the token
+        CompletableFuture<String> call2 = ex.executeAsync(second); // t=12, balance 1.0: call 1 takes it
         assertThat(first.attempts()).isEqualTo(2);
-        assertThat(first.startTimes.get(1)).isEqualTo(15 * MS);
+        assertThat(first.startTimes.get(1)).isEqualTo(12 * MS);
 
-        // call 2: denied at 22, asks again at 27, 34.5 and 44.5 ms (half its wait each time, at most
-        // 10 ms); two more primaries at 40 ms bring one token, which the waiting call takes first
+        // call 2: denied at 22 and waits; two more primaries at 40 ms bring one token, which it takes
         time.advanceTo(40 * MS);
         assertThat(second.attempts()).isEqualTo(1);
         Probe third = new Probe(time);
         Probe fourth = new Probe(time);
         CompletableFuture<String> call3 = ex.executeAsync(third);
         CompletableFuture<String> call4 = ex.executeAsync(fourth);
-        time.advanceTo(46 * MS);
         assertThat(second.attempts()).isEqualTo(2);
-        assertThat(second.startTimes.get(1)).isEqualTo(44_500_000L);
+        assertThat(second.startTimes.get(1)).isEqualTo(40 * MS);
 
         first.attempt(2).complete("hedge");
         second.attempt(2).complete("hedge");
@@ -524,8 +610,8 @@ class HedgedExecutorTest {
         assertThat(eventsOf(HedgeSent.class))
                 .extracting(HedgeSent::reason, HedgeSent::delayNanos)
                 .containsExactly(
-                        org.assertj.core.groups.Tuple.tuple(HedgeSent.Reason.BUDGET_DEFERRED, 15 * MS),
-                        org.assertj.core.groups.Tuple.tuple(HedgeSent.Reason.BUDGET_DEFERRED, 32_500_000L));
+                        org.assertj.core.groups.Tuple.tuple(HedgeSent.Reason.BUDGET_DEFERRED, 12 * MS),
+                        org.assertj.core.groups.Tuple.tuple(HedgeSent.Reason.BUDGET_DEFERRED, 28 * MS));
         // every call found no token at its delay once; only calls 3 and 4 never got one
         assertThat(eventsOf(BudgetExhausted.class)).hasSize(4);
         assertThat(ex.stats().budgetDenied()).isEqualTo(2);
@@ -536,6 +622,60 @@ class HedgedExecutorTest {
         assertThat(call3).isCompletedWithValue("a");
         assertThat(call4).isCompletedWithValue("a");
         assertNoTimerLeft(ex);
+    }
+
+    @Test
+    void should_start_a_deferred_hedge_in_its_own_callers_context_when_another_callers_primary_brings_the_token()
+            throws Exception {
+        ThreadLocal<String> requestId = new ThreadLocal<>();
+        ContextPropagator<String> propagator = new ContextPropagator<>() {
+            @Override
+            public Supplier<Optional<String>> retrieve() {
+                return () -> Optional.ofNullable(requestId.get());
+            }
+
+            @Override
+            public Consumer<Optional<String>> copy() {
+                return v -> v.ifPresent(requestId::set);
+            }
+
+            @Override
+            public Consumer<Optional<String>> clear() {
+                return v -> requestId.remove();
+            }
+        };
+        HedgedExecutor ex = executor(config().delay(DelayPolicy.fixed(Duration.ofMillis(10)))
+                .budget(HedgeBudget.builder().ratio(0.5).ticker(time).build())
+                .contextPropagators(List.of(propagator)));
+        Probe waiting = new Probe(time);
+        java.util.Map<Integer, String> seen = new java.util.concurrent.ConcurrentHashMap<>();
+        requestId.set("waiting caller");
+        CompletableFuture<String> call = ex.executeAsync(ctx -> {
+            seen.put(ctx.attemptNumber(), String.valueOf(requestId.get()));
+            return waiting.start(ctx);
+        });
+        requestId.remove();
+        time.advanceTo(10 * MS); // no token: the hedge waits
+
+        requestId.set("other caller");
+        fastCall(ex); // its deposit completes a token
+        // the hedge is not started here, inside this caller's context, which stays as it was
+        assertThat(requestId.get()).isEqualTo("other caller");
+        assertThat(waiting.attempts()).isEqualTo(1);
+        requestId.remove();
+
+        time.advanceTo(10 * MS); // the drain queued on the timers, at once
+        assertThat(waiting.startTimes).containsExactly(0L, 10 * MS);
+        assertThat(seen).containsEntry(1, "waiting caller").containsEntry(2, "waiting caller");
+        waiting.attempt(2).complete("hedge");
+        assertThat(call.get()).isEqualTo("hedge");
+        assertNoTimerLeft(ex);
+    }
+
+    /** A call whose primary answers at once: it only deposits its share of a token. */
+    private static void fastCall(HedgedExecutor ex) {
+        assertThat(ex.executeAsync(ctx -> CompletableFuture.completedFuture("x")))
+                .isCompletedWithValue("x");
     }
 
     @Test

@@ -49,6 +49,13 @@ public final class Engine {
     final HedgeBudget budget;
     /** Whether the budget reads the executor's own ticker, so the call's start time can be reused. */
     final boolean budgetSharesTicker;
+    /**
+     * Whether this executor built its budget itself: then only its own primaries deposit tokens,
+     * and each deposit drains {@link #deferred}, so a deferred hedge's timer is only a backstop.
+     */
+    final boolean budgetOwned;
+    /** Calls whose hedge waits for a budget token, oldest first. */
+    final DeferredHedges deferred = new DeferredHedges(this);
 
     final HedgeScheduler scheduler;
     final Ticker ticker;
@@ -101,6 +108,7 @@ public final class Engine {
                 .ticker(ticker)
                 .build());
         this.budgetSharesTicker = budget.ticker() == ticker;
+        this.budgetOwned = config.budget().isEmpty();
         this.savings = new Savings(ticker, config.savingsWindow());
         this.loserSampling = config.loserSampling();
         this.savingsWindowNanos = Checks.positiveNanos("savingsWindow", config.savingsWindow());

@@ -153,6 +153,9 @@ final class HedgedCall<T> extends CompletableFuture<T> implements DelayContext {
         started = 1;
         inFlight = 1;
         run(primary);
+        if (hedgeable && !engine.deferred.isEmpty()) {
+            engine.deferred.drainSoon(); // this primary's deposit may complete a token for a waiting hedge
+        }
         if (state == DONE) {
             return; // decided already (e.g. a synchronously completed primary): arm no timer at all
         }
@@ -354,27 +357,33 @@ final class HedgedCall<T> extends CompletableFuture<T> implements DelayContext {
     }
 
     /**
-     * The timer armed after attempt {@code prev} fired. When the budget has no token and another
-     * attempt is still running, the hedge is not given up but deferred: the timer is re-armed to
-     * check the budget again after half the time the call has waited so far (at least {@link
-     * #MIN_BUDGET_RECHECK_NANOS}), but from 20 ms of waiting after {@link #MAX_BUDGET_RECHECK_NANOS}
-     * or an eighth of the wait, whichever is longer: a call stuck on a stalled replica keeps asking
-     * (36 times in its first 2 s, against 14 when the checks halved), so it gets one of the
-     * tokens that come back rather than losing each to the fresh hedges of the steady load. The
+     * The timer armed after attempt {@code prev} fired. When the budget has no token (or other
+     * calls already wait for one) and another attempt is still running, the hedge is not given up
+     * but deferred: the call joins the executor's queue of {@link DeferredHedges}, which hands each
+     * token to the call that has waited longest as soon as a primary deposits it, so a call stuck on
+     * a stalled replica is not starved by the fresh hedges of the steady load. The timer is re-armed
+     * as a backstop that drains the queue again after half the time the call has waited (at least
+     * {@link #MIN_BUDGET_RECHECK_NANOS}); with a budget given in the configuration, which other
+     * executors may share and fill, after at most {@link #MAX_BUDGET_RECHECK_NANOS} or an eighth of
+     * the wait from 20 ms of waiting on, since their primaries' deposits do not drain this queue. The
      * budget still grants every hedge, so the extra load is capped as before.
      */
     void onHedgeTimer(Attempt<T> prev) {
+        if (!engine.deferred.isEmpty()) {
+            engine.deferred.drainSoon(); // calls that waited longer take the tokens first (this one too, if it waits)
+        }
         Attempt<T> next = null;
         long wait = -1;
         boolean stop = false;
         boolean denied = false;
         boolean firstDenial = false;
-        boolean deferred = false;
+        boolean queue = false;
+        boolean leftQueue = false;
         boolean afterFailure;
         long now;
         synchronized (this) {
             if (state == DONE || started != prev.number) {
-                return; // a retry started the next attempt first, or the call ended
+                return; // a retry or the queue started the next attempt first, or the call ended
             }
             hedgeTimer = null;
             afterFailure = retryAfterPushback;
@@ -387,23 +396,25 @@ final class HedgedCall<T> extends CompletableFuture<T> implements DelayContext {
                 if (pushbackUntil != NO_PUSHBACK && pushbackUntil - now > 0) {
                     wait = pushbackUntil - now; // pushback arrived after the timer was armed
                     retryAfterPushback = afterFailure;
-                } else if (engine.budget.tryAcquire()) {
+                } else if (!budgetWait && engine.deferred.isEmpty() && engine.budget.tryAcquire()) {
                     next = reserveLocked(now);
-                    deferred = budgetWait;
-                    budgetWait = false;
                 } else {
                     denied = true;
                     firstDenial = !budgetWait;
                     if (inFlight > 0) {
-                        // someone may still answer: wait for a token rather than give the hedge up
+                        // someone may still answer: wait in line for a token rather than give the hedge up
                         budgetWait = true;
+                        queue = true;
                         retryAfterPushback = afterFailure;
                         long waited = now - prev.startNanos;
-                        wait = Math.max(
-                                MIN_BUDGET_RECHECK_NANOS,
-                                Math.min(waited / 2, Math.max(MAX_BUDGET_RECHECK_NANOS, waited / 8)));
+                        wait = engine.budgetOwned
+                                ? Math.max(MIN_BUDGET_RECHECK_NANOS, waited / 2)
+                                : Math.max(
+                                        MIN_BUDGET_RECHECK_NANOS,
+                                        Math.min(waited / 2, Math.max(MAX_BUDGET_RECHECK_NANOS, waited / 8)));
                         prev.hedgeDelayNanos = now - prev.startNanos + wait;
                     } else {
+                        leftQueue = budgetWait;
                         budgetWait = false;
                     }
                 }
@@ -412,26 +423,126 @@ final class HedgedCall<T> extends CompletableFuture<T> implements DelayContext {
         if (firstDenial) {
             denied(prev.number + 1);
         }
+        if (leftQueue) {
+            engine.deferred.remove(this);
+        }
         if (stop) {
             publishNotHedged(NotHedged.Reason.PUSHBACK);
         } else if (wait >= 0) {
             if (!scheduleHedgeTimer(prev, now, wait)) {
                 refusedIfBudgetWait();
                 endIfIdle();
+                return;
+            }
+            if (queue && !engine.deferred.contains(this)) { // else it keeps its place, and the drain above ran
+                boolean added = false;
+                try {
+                    engine.deferred.add(this, waiter(prev));
+                    added = true;
+                } catch (Throwable e) { // NOPMD: a context propagator is user code
+                    // not queued: its timer asks again, and a hedge without its context is not sent
+                    engine.logHookFailure("a context propagator", e);
+                }
+                if (added) {
+                    boolean stale;
+                    synchronized (this) {
+                        stale = state == DONE || !budgetWait; // it ended (or was served) before it was queued
+                    }
+                    if (stale) {
+                        engine.deferred.remove(this);
+                    } else {
+                        engine.deferred.drainSoon(); // a token may have come meanwhile, or it is first in line
+                    }
+                }
             }
         } else if (denied) {
             refusedByBudget();
         } else {
             startHedge(
                     next,
-                    afterFailure
-                            ? HedgeSent.Reason.PREVIOUS_FAILED
-                            : deferred ? HedgeSent.Reason.BUDGET_DEFERRED : HedgeSent.Reason.DELAY_ELAPSED,
+                    afterFailure ? HedgeSent.Reason.PREVIOUS_FAILED : HedgeSent.Reason.DELAY_ELAPSED,
                     afterFailure ? 0 : prev.hedgeDelayNanos);
         }
         if (stop || (denied && wait < 0)) {
             endIfIdle(); // every attempt failed and the retry that waited out a pushback may not start
         }
+    }
+
+    /**
+     * @return this call's place in the queue of deferred hedges: run (with the caller's context
+     *     when propagators are set), it starts the hedge after {@code prev} if the budget has a token
+     */
+    private DeferredHedges.Waiter waiter(Attempt<T> prev) {
+        final class Grant implements DeferredHedges.Waiter {
+            private boolean settled;
+
+            @Override
+            public void run() {
+                settled = grantDeferred(prev);
+            }
+
+            @Override
+            public boolean settled() {
+                return settled;
+            }
+        }
+        Grant g = new Grant();
+        if (!propagate()) {
+            return g;
+        }
+        // read the caller's context now: this runs on the hedge timer's thread, inside that context
+        Runnable inContext = ContextPropagator.decorateRunnable(engine.propagators, g);
+        return new DeferredHedges.Waiter() {
+            @Override
+            public void run() {
+                inContext.run();
+            }
+
+            @Override
+            public boolean settled() {
+                return g.settled();
+            }
+        };
+    }
+
+    /**
+     * Called by {@link DeferredHedges#drain()} when this call is first in line: takes a token and
+     * starts the hedge after {@code prev}, whose backstop timer it cancels.
+     *
+     * @return false if the budget had no token (the call keeps its place); true if the hedge
+     *     started or the call no longer waits for it (it ended, a retry started the next attempt, a
+     *     pushback or a stop came)
+     */
+    boolean grantDeferred(Attempt<T> prev) {
+        Attempt<T> next;
+        ScheduledTask backstop;
+        boolean afterFailure;
+        synchronized (this) {
+            if (state == DONE || started != prev.number || !budgetWait || stopHedging) {
+                return true;
+            }
+            long now = engine.ticker.nanoTime();
+            long pushbackUntil = pushbackUntil();
+            if (pushbackUntil != NO_PUSHBACK && pushbackUntil - now > 0) {
+                return true; // its timer waits out the pushback and queues it again
+            }
+            if (!engine.budget.tryAcquire()) {
+                return false;
+            }
+            next = reserveLocked(now);
+            budgetWait = false;
+            afterFailure = retryAfterPushback;
+            retryAfterPushback = false;
+            prev.hedgeDelayNanos = now - prev.startNanos;
+            backstop = hedgeTimer;
+            hedgeTimer = null;
+        }
+        cancel(backstop);
+        startHedge(
+                next,
+                afterFailure ? HedgeSent.Reason.PREVIOUS_FAILED : HedgeSent.Reason.BUDGET_DEFERRED,
+                afterFailure ? 0 : prev.hedgeDelayNanos);
+        return true;
     }
 
     /**
@@ -447,6 +558,7 @@ final class HedgedCall<T> extends CompletableFuture<T> implements DelayContext {
             retryAfterPushback = false;
             budgetWait = false; // not the budget's doing any more
         }
+        engine.deferred.remove(this);
         engine.logSchedulerFailure(new RejectedExecutionException("scheduler closed with a hedge timer pending"));
         publishNotHedged(NotHedged.Reason.SCHEDULER_REJECTED);
         endIfIdle();
@@ -542,6 +654,7 @@ final class HedgedCall<T> extends CompletableFuture<T> implements DelayContext {
             }
             budgetWait = false;
         }
+        engine.deferred.remove(this);
         refusedByBudget();
     }
 
