@@ -3,6 +3,8 @@ package io.github.hedge.cassandra.it;
 import com.datastax.oss.driver.api.core.CqlSession;
 import com.datastax.oss.driver.api.core.metadata.Node;
 import com.datastax.oss.driver.api.core.metadata.NodeState;
+import com.datastax.oss.driver.api.core.specex.SpeculativeExecutionPolicy;
+import io.github.hedge.cassandra.HedgeSpeculativeExecutionPolicy;
 import io.github.hedge.cassandra.HedgedCqlSession;
 import java.net.InetSocketAddress;
 import java.time.Duration;
@@ -101,6 +103,7 @@ final class LoadRun {
             List<Event> timeline) {
         Workload workload = new Workload(session, readTable);
         LoadRun run = new LoadRun(mode, new Workload.Ledger(runId), duration.toNanos());
+        long policySentBefore = policySent(session);
         Queue<Sample> out = new ConcurrentLinkedQueue<>();
         long t0 = System.nanoTime();
         run.wallStartMillis = System.currentTimeMillis();
@@ -215,10 +218,25 @@ final class LoadRun {
             run.hedgesSent = h.executor().stats().hedgesSent();
             run.calls = h.executor().stats().calls();
         } else {
-            run.hedgesSent = run.ledger.speculative.get();
+            // the driver counts a speculative execution when its timer fires, also when the hedge
+            // policy's budget then refuses it (the plan ends): the policy counts what went out
+            run.hedgesSent =
+                    policySentBefore >= 0 ? policySent(session) - policySentBefore : run.ledger.speculative.get();
             run.calls = run.samples.stream().filter(s -> s.kind().idempotent()).count();
         }
         return run;
+    }
+
+    /** @return speculative executions sent by the session's hedge policies so far; -1 if it has none */
+    private static long policySent(CqlSession session) {
+        long sent = -1;
+        for (SpeculativeExecutionPolicy p :
+                session.getContext().getSpeculativeExecutionPolicies().values()) {
+            if (p instanceof HedgeSpeculativeExecutionPolicy h) {
+                sent = Math.max(sent, 0) + h.stats().sent();
+            }
+        }
+        return sent;
     }
 
     /**
