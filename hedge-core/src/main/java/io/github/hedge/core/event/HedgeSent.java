@@ -22,8 +22,8 @@ public record HedgeSent(
         PREVIOUS_FAILED,
         /**
          * the previous attempt had not answered after the delay, but the budget had no token then;
-         * the hedge waited for one (checking again after half the time waited so far) and went out
-         * later, with {@code delayNanos} the whole wait
+         * the hedge waited in the executor's oldest-first queue for one and went out later, with
+         * {@code delayNanos} the whole wait
          */
         BUDGET_DEFERRED
     }
