@@ -17,14 +17,11 @@ import io.github.hedge.core.testing.VirtualTimeScheduler;
 import io.github.resilience4j.core.ContextPropagator;
 import java.time.Duration;
 import java.util.List;
-import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutionException;
-import java.util.function.Consumer;
-import java.util.function.Supplier;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
@@ -628,22 +625,7 @@ class HedgedExecutorTest {
     void should_start_a_deferred_hedge_in_its_own_callers_context_when_another_callers_primary_brings_the_token()
             throws Exception {
         ThreadLocal<String> requestId = new ThreadLocal<>();
-        ContextPropagator<String> propagator = new ContextPropagator<>() {
-            @Override
-            public Supplier<Optional<String>> retrieve() {
-                return () -> Optional.ofNullable(requestId.get());
-            }
-
-            @Override
-            public Consumer<Optional<String>> copy() {
-                return v -> v.ifPresent(requestId::set);
-            }
-
-            @Override
-            public Consumer<Optional<String>> clear() {
-                return v -> requestId.remove();
-            }
-        };
+        ContextPropagator<String> propagator = ThreadLocalPropagator.of(requestId);
         HedgedExecutor ex = executor(config().delay(DelayPolicy.fixed(Duration.ofMillis(10)))
                 .budget(HedgeBudget.builder().ratio(0.5).ticker(time).build())
                 .contextPropagators(List.of(propagator)));

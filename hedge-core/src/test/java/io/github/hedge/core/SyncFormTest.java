@@ -10,14 +10,11 @@ import java.lang.reflect.Method;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.function.Consumer;
-import java.util.function.Supplier;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -95,7 +92,7 @@ class SyncFormTest {
     @Test
     void should_see_caller_thread_locals_when_propagators_are_set() throws Exception {
         ThreadLocal<String> requestId = new ThreadLocal<>();
-        ContextPropagator<String> propagator = threadLocal(requestId);
+        ContextPropagator<String> propagator = ThreadLocalPropagator.of(requestId);
         HedgedExecutor ex = HedgedExecutor.of(
                 "sync", config().contextPropagators(List.of(propagator)).build());
         requestId.set("req-42");
@@ -111,7 +108,8 @@ class SyncFormTest {
         ThreadLocal<String> requestId = new ThreadLocal<>();
         HedgedExecutor ex = HedgedExecutor.of(
                 "async",
-                config().contextPropagators(List.of(threadLocal(requestId))).build());
+                config().contextPropagators(List.of(ThreadLocalPropagator.of(requestId)))
+                        .build());
         Map<Integer, String> seen = new ConcurrentHashMap<>();
         Map<Integer, String> threads = new ConcurrentHashMap<>();
         requestId.set("req-7");
@@ -130,25 +128,6 @@ class SyncFormTest {
         assertThat(call.get(30, TimeUnit.SECONDS)).isEqualTo("hedge");
         assertThat(threads.get(2)).startsWith("hedge-scheduler");
         assertThat(seen).containsEntry(1, "req-7").containsEntry(2, "req-7");
-    }
-
-    private static ContextPropagator<String> threadLocal(ThreadLocal<String> local) {
-        return new ContextPropagator<>() {
-            @Override
-            public Supplier<Optional<String>> retrieve() {
-                return () -> Optional.ofNullable(local.get());
-            }
-
-            @Override
-            public Consumer<Optional<String>> copy() {
-                return v -> v.ifPresent(local::set);
-            }
-
-            @Override
-            public Consumer<Optional<String>> clear() {
-                return v -> local.remove();
-            }
-        };
     }
 
     @Test

@@ -77,11 +77,6 @@ final class DeferredHedges {
         }
     }
 
-    /** @return the number of calls waiting (weakly consistent) */
-    int size() {
-        return size;
-    }
-
     /**
      * Drains now, on this thread; or, when the executor propagates context, on a timer thread as
      * soon as possible, since a drain applies and clears each waiting call's context (this thread's
@@ -152,8 +147,7 @@ final class DeferredHedges {
                 return; // no token for the oldest: none for anyone behind it
             }
             synchronized (queue) {
-                if (queue.get(head) == w) {
-                    queue.remove(head);
+                if (queue.remove(head, w)) { // unless it left and came back meanwhile
                     size = queue.size();
                 }
             }

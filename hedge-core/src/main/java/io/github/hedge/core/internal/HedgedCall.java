@@ -61,11 +61,12 @@ final class HedgedCall<T> extends CompletableFuture<T> implements DelayContext {
     /** The shortest wait before a deferred hedge checks the budget again, in ns. */
     static final long MIN_BUDGET_RECHECK_NANOS = 1_000_000L;
     /**
-     * A deferred hedge that has waited 20 ms or more checks the budget again after at most this
-     * long or an eighth of its wait, whichever is longer, in ns: a token goes to whoever asks first
-     * after it comes back, so a call stuck for long must keep asking, or the fresh hedges of a
-     * steady load (which spend about every token at a p95 delay) take them all while it waits out
-     * a stalled replica; an eighth of the wait keeps the checks of a call stuck for minutes few.
+     * With a budget given in the configuration, a deferred hedge that has waited 20 ms or more
+     * drains the queue again after at most this long or an eighth of its wait, whichever is longer,
+     * in ns: other executors may share that budget, and the tokens their primaries deposit reach
+     * this executor's waiting calls only through these re-checks, which would otherwise lose them
+     * to those executors' fresh hedges; an eighth of the wait keeps the checks of a call stuck for
+     * minutes few.
      */
     static final long MAX_BUDGET_RECHECK_NANOS = 10_000_000L;
 
@@ -475,10 +476,17 @@ final class HedgedCall<T> extends CompletableFuture<T> implements DelayContext {
     private DeferredHedges.Waiter waiter(Attempt<T> prev) {
         final class Grant implements DeferredHedges.Waiter {
             private boolean settled;
+            private final Runnable grant;
+
+            Grant() {
+                Runnable r = () -> settled = grantDeferred(prev);
+                // read the caller's context now: this runs on the hedge timer's thread, inside that context
+                grant = propagate() ? ContextPropagator.decorateRunnable(engine.propagators, r) : r;
+            }
 
             @Override
             public void run() {
-                settled = grantDeferred(prev);
+                grant.run();
             }
 
             @Override
@@ -486,23 +494,7 @@ final class HedgedCall<T> extends CompletableFuture<T> implements DelayContext {
                 return settled;
             }
         }
-        Grant g = new Grant();
-        if (!propagate()) {
-            return g;
-        }
-        // read the caller's context now: this runs on the hedge timer's thread, inside that context
-        Runnable inContext = ContextPropagator.decorateRunnable(engine.propagators, g);
-        return new DeferredHedges.Waiter() {
-            @Override
-            public void run() {
-                inContext.run();
-            }
-
-            @Override
-            public boolean settled() {
-                return g.settled();
-            }
-        };
+        return new Grant();
     }
 
     /**
