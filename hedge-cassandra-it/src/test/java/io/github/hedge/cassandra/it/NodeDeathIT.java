@@ -70,11 +70,9 @@ class NodeDeathIT {
 
     @Test
     void should_fail_no_idempotent_request_when_a_node_is_killed_with_hedging() {
-        for (Mode mode : List.of(Mode.HEDGE_WRAPPED, Mode.HEDGE_POLICY)) {
-            LoadRun run = runs.get(mode);
-            if (run == null) {
-                continue;
-            }
+        for (Map.Entry<Mode, LoadRun> e : Scenario.hedgingRuns(runs).entrySet()) {
+            Mode mode = e.getKey();
+            LoadRun run = e.getValue();
             assertThat(run.failures(s -> s.kind().idempotent()))
                     .as("%s: failed idempotent requests; first: %s", mode, Scenario.firstError(run))
                     .isZero();
@@ -83,11 +81,9 @@ class NodeDeathIT {
 
     @Test
     void should_keep_half_the_steady_rate_until_the_driver_marks_the_node_down_when_hedging() {
-        for (Mode mode : List.of(Mode.HEDGE_WRAPPED, Mode.HEDGE_POLICY)) {
-            LoadRun run = runs.get(mode);
-            if (run == null) {
-                continue;
-            }
+        for (Map.Entry<Mode, LoadRun> e : Scenario.hedgingRuns(runs).entrySet()) {
+            Mode mode = e.getKey();
+            LoadRun run = e.getValue();
             double steady = run.steadyRate(WARMUP_S, KILL_S);
             int from = (int) (run.at("fault") / 1_000_000_000L);
             int to = run.markedDownAt < 0

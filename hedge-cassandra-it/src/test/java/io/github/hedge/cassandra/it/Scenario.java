@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
@@ -13,6 +14,21 @@ final class Scenario {
     private Scenario() {}
 
     static final long S = 1_000_000_000L;
+
+    /**
+     * @return the runs of the two hedging modes among {@code runs}, wrapped session first; a mode
+     *     left out by {@link Mode#selected()} is absent
+     */
+    static Map<Mode, LoadRun> hedgingRuns(Map<Mode, LoadRun> runs) {
+        Map<Mode, LoadRun> out = new LinkedHashMap<>();
+        for (Mode mode : List.of(Mode.HEDGE_WRAPPED, Mode.HEDGE_POLICY)) {
+            LoadRun run = runs.get(mode);
+            if (run != null) {
+                out.put(mode, run);
+            }
+        }
+        return out;
+    }
 
     /**
      * The constant policy's delay for the same extra load as hedge's default (5%): the p95 of the

@@ -107,11 +107,9 @@ class SlowLinkIT {
      */
     @Test
     void should_keep_the_slow_link_out_of_the_latency_when_hedging() {
-        for (Mode mode : List.of(Mode.HEDGE_WRAPPED, Mode.HEDGE_POLICY)) {
-            LoadRun run = runs.get(mode);
-            if (run == null) {
-                continue;
-            }
+        for (Map.Entry<Mode, LoadRun> e : Scenario.hedgingRuns(runs).entrySet()) {
+            Mode mode = e.getKey();
+            LoadRun run = e.getValue();
             assertThat(slowShare(run))
                     .as(
                             "%s: share of requests >= %d ms with node 3's link slow vs %.4f healthy",

@@ -198,11 +198,9 @@ class StallIT {
      */
     @Test
     void should_fail_no_idempotent_request_when_a_node_stalls_with_hedging() {
-        for (Mode mode : List.of(Mode.HEDGE_WRAPPED, Mode.HEDGE_POLICY)) {
-            LoadRun run = runs.get(mode);
-            if (run == null) {
-                continue;
-            }
+        for (Map.Entry<Mode, LoadRun> e : Scenario.hedgingRuns(runs).entrySet()) {
+            Mode mode = e.getKey();
+            LoadRun run = e.getValue();
             assertThat(run.failures(s -> s.kind().idempotent()))
                     .as("%s: failures; first: %s", mode, Scenario.firstError(run))
                     .isZero();
@@ -220,11 +218,9 @@ class StallIT {
      */
     @Test
     void should_not_wait_for_a_stalled_node_when_either_hedging_mode_hedges() {
-        for (Mode mode : List.of(Mode.HEDGE_WRAPPED, Mode.HEDGE_POLICY)) {
-            LoadRun run = runs.get(mode);
-            if (run == null) {
-                continue;
-            }
+        for (Map.Entry<Mode, LoadRun> e : Scenario.hedgingRuns(runs).entrySet()) {
+            Mode mode = e.getKey();
+            LoadRun run = e.getValue();
             assertThat(maxAroundStall(run))
                     .as("%s: slowest idempotent request around the stall, ms", mode)
                     .isLessThan(STALL.toMillis() / 2.0);
