@@ -191,10 +191,11 @@ class StallIT {
      * What is asserted: with hedging (both modes) no idempotent request fails through the stall.
      *
      * <p>The issue's bound (max <= 2 x steady p99 + the hedge delay) is reported per mode in
-     * docs/reliability.md ("met"/"not met"), not asserted. On a quiet machine it is 3-8 ms, and
-     * the same bound on the steady phase's intervals as long as the stall, with no fault at all, is
-     * exceeded too (the report's last column): the machine's own pauses (up to 40-60 ms on 2
-     * cores shared by three nodes and the client, the hiccup CSV) decide it, not the stall.
+     * docs/reliability.md ("met"/"not met"), not asserted. On a quiet machine it was 3-22 ms in
+     * fifteen CI runs, and the same bound on the steady phase's intervals as long as the stall,
+     * with no fault at all, is exceeded too (the report's last column): the machine's own pauses
+     * (up to 40-60 ms on 2 cores shared by three nodes and the client, the hiccup CSV) decide it,
+     * not the stall.
      */
     @Test
     void should_fail_no_idempotent_request_when_a_node_stalls_with_hedging() {
