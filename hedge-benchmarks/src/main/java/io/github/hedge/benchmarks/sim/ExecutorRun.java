@@ -144,6 +144,20 @@ public final class ExecutorRun {
      * @return the backend
      */
     public static Backend delayed(Workload workload, Slowdown slowdown) {
+        return delayed(workload, slowdown, new AttemptTime());
+    }
+
+    /**
+     * {@link #delayed(Workload, Slowdown)} that also adds up how long the replicas spent on
+     * attempts: an attempt that answers counts its whole latency, a cancelled one the time until
+     * it was cancelled.
+     *
+     * @param workload the draws
+     * @param slowdown the factor of a replica at a virtual instant (1 = healthy)
+     * @param time where the attempts' time is added
+     * @return the backend
+     */
+    public static Backend delayed(Workload workload, Slowdown slowdown, AttemptTime time) {
         return (req, ctx, clock) -> {
             int k = ctx.attemptNumber();
             int replica = workload.replicaFor(k, req, ctx.triedTargets());
@@ -151,10 +165,36 @@ public final class ExecutorRun {
             long now = clock.nanoTime();
             double ms = workload.latencyMs(k, req) * slowdown.factor(replica, now);
             CompletableFuture<Object> cf = new CompletableFuture<>();
-            var task = clock.schedule(() -> cf.complete(Boolean.TRUE), Workload.nanos(ms));
-            ctx.onCancel(task::cancel);
+            var task = clock.schedule(
+                    () -> {
+                        time.add(ms);
+                        cf.complete(Boolean.TRUE);
+                    },
+                    Workload.nanos(ms));
+            ctx.onCancel(() -> {
+                if (task.cancel()) {
+                    time.add((clock.nanoTime() - now) / 1e6);
+                }
+            });
             return cf;
         };
+    }
+
+    /**
+     * The replicas' busy time summed over attempts, in ms: a proxy for the work hedging makes
+     * the servers do when latency is service time. Single-threaded, like the virtual clock.
+     */
+    public static final class AttemptTime {
+        private double ms;
+
+        void add(double attemptMs) {
+            ms += attemptMs;
+        }
+
+        /** @return the sum so far, in ms */
+        public double ms() {
+            return ms;
+        }
     }
 
     /** How much slower a replica is at an instant. */

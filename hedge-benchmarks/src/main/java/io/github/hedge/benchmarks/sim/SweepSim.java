@@ -119,6 +119,7 @@ public final class SweepSim {
         double h9999 = h.at(0.9999) / o.at(0.9999);
         double deniedShare = r.hedgedSent == 0 ? 0 : (double) r.hedgedDenied / r.hedgedSent;
         summary.add(c, h999, h9999, improves999, improves9999, r.hedgedExtraLoad / loadLimit, deniedShare);
+        summary.addAttemptTime(c, r.hedgedAttemptTime);
 
         Json j = new Json().beginObject();
         j.field("scenario", "sweep")
@@ -138,16 +139,19 @@ public final class SweepSim {
                     j.field("extra_load", Percentiles.round5(r.hedgedExtraLoad))
                             .field("hedges_sent", r.hedgedSent)
                             .field("budget_denied", r.hedgedDenied)
-                            .field("final_delay_ms", Percentiles.round(r.hedgedFinalDelayMs));
+                            .field("final_delay_ms", Percentiles.round(r.hedgedFinalDelayMs))
+                            .field("attempt_time_over_unhedged", Percentiles.round5(r.hedgedAttemptTime));
                     break;
                 case "fixed":
                     j.field("extra_load", Percentiles.round5(r.fixedExtraLoad))
                             .field("hedges_sent", r.fixedSent)
-                            .field("budget_denied", r.fixedDenied);
+                            .field("budget_denied", r.fixedDenied)
+                            .field("attempt_time_over_unhedged", Percentiles.round5(r.fixedAttemptTime));
                     break;
                 case "oracle":
                     j.field("delay_ms", Percentiles.round(r.dStarMs))
-                            .field("extra_load", Percentiles.round5(r.oracleExtraLoad));
+                            .field("extra_load", Percentiles.round5(r.oracleExtraLoad))
+                            .field("attempt_time_over_unhedged", Percentiles.round5(r.oracleAttemptTime));
                     break;
                 default:
                     break;
@@ -191,6 +195,16 @@ public final class SweepSim {
         private String worstDeniedCell = "";
         private double worstEstimate = 0;
         private String worstEstimateCell = "";
+        private double worstAttemptTime = 0;
+        private String worstAttemptTimeCell = "";
+
+        /** Informational: the replicas' busy time against unhedged, not a target of issue 7. */
+        void addAttemptTime(TailSim.Config c, double ratio) {
+            if (ratio > worstAttemptTime) {
+                worstAttemptTime = ratio;
+                worstAttemptTimeCell = c.dist.spec() + " b=" + c.budget;
+            }
+        }
 
         void add(
                 TailSim.Config c,
@@ -258,6 +272,8 @@ public final class SweepSim {
                     .field("worst_denied_cell", worstDeniedCell)
                     .field("worst_unhedged_estimate_error", Percentiles.round(worstEstimate))
                     .field("worst_unhedged_estimate_cell", worstEstimateCell)
+                    .field("worst_attempt_time_over_unhedged", Percentiles.round5(worstAttemptTime))
+                    .field("worst_attempt_time_cell", worstAttemptTimeCell)
                     .field("failures", failures.size());
             j.beginArray("failed");
             for (String f : failures) {

@@ -90,6 +90,20 @@ public final class TailSim {
         /** hedges sent (hedged, fixed) */
         final long hedgedSent;
 
+        /**
+         * the replicas' busy time over every attempt (answered: its latency; cancelled: until it
+         * was cancelled) divided by the unhedged variant's (the sum of the primaries' latencies),
+         * for hedged, fixed and oracle: what the variant costs the servers when latency is
+         * service time
+         */
+        public double hedgedAttemptTime;
+
+        /** see {@link #hedgedAttemptTime} */
+        public double fixedAttemptTime;
+
+        /** see {@link #hedgedAttemptTime} */
+        public double oracleAttemptTime;
+
         final long fixedSent;
 
         Result(
@@ -136,7 +150,8 @@ public final class TailSim {
                 oracleHedges++;
             }
         }
-        ExecutorRun.Backend backend = ExecutorRun.delayed(w, ExecutorRun.Slowdown.NONE);
+        ExecutorRun.AttemptTime hedgedTime = new ExecutorRun.AttemptTime();
+        ExecutorRun.AttemptTime fixedTime = new ExecutorRun.AttemptTime();
 
         VirtualTimeScheduler hedgedClock = new VirtualTimeScheduler();
         Duration savingsWindow = Duration.ofNanos(2 * w.spanNanos()).plusSeconds(60);
@@ -151,7 +166,8 @@ public final class TailSim {
                 .savingsWindow(savingsWindow)
                 .build();
         holder[0] = io.github.hedge.core.HedgedExecutor.of("sim-hedged", hedgedConfig);
-        ExecutorRun.Result hedged = ExecutorRun.run(holder[0], w, backend, hedgedClock, null);
+        ExecutorRun.Result hedged = ExecutorRun.run(
+                holder[0], w, ExecutorRun.delayed(w, ExecutorRun.Slowdown.NONE, hedgedTime), hedgedClock, null);
         long finalDelay = holder[0].currentDelayNanos();
         hedgedClock.advance(savingsWindow.dividedBy(100)); // past a refresh: every sample visible
         io.github.hedge.core.HedgeSavings saved = holder[0].savings();
@@ -162,7 +178,7 @@ public final class TailSim {
                         .delay(DelayPolicy.fixed(Duration.ofNanos(Workload.nanos(dStar))))
                         .budgetRatio(c.budget),
                 w,
-                backend,
+                ExecutorRun.delayed(w, ExecutorRun.Slowdown.NONE, fixedTime),
                 new VirtualTimeScheduler(),
                 null);
 
@@ -173,6 +189,17 @@ public final class TailSim {
         variants.put("oracle", new Percentiles(oracle));
         Result r = new Result(
                 variants, hedged, fixed, dStar, finalDelay < 0 ? -1 : finalDelay / 1e6, (double) oracleHedges / n);
+        double unhedgedTime = 0;
+        double oracleTime = 0;
+        for (int i = 0; i < n; i++) {
+            double x1 = unhedged[i];
+            unhedgedTime += x1;
+            // the winner's latency, plus the hedge's time until it won or lost
+            oracleTime += x1 <= dStar ? x1 : oracle[i] + Math.min(w.latencyMs(2, i), x1 - dStar);
+        }
+        r.hedgedAttemptTime = hedgedTime.ms() / unhedgedTime;
+        r.fixedAttemptTime = fixedTime.ms() / unhedgedTime;
+        r.oracleAttemptTime = oracleTime / unhedgedTime;
         if (saved.unhedgedEstimate().count() > 0) {
             r.estimatedUnhedged = new double[] {
                 saved.unhedgedEstimate().p99Nanos() / 1e6,
@@ -216,17 +243,20 @@ public final class TailSim {
                     j.field("extra_load", Percentiles.round5(r.hedgedExtraLoad))
                             .field("final_delay_ms", Percentiles.round(r.hedgedFinalDelayMs))
                             .field("hedges_won", r.hedgedWon)
-                            .field("budget_denied", r.hedgedDenied);
+                            .field("budget_denied", r.hedgedDenied)
+                            .field("attempt_time_over_unhedged", Percentiles.round5(r.hedgedAttemptTime));
                     break;
                 case "fixed":
                     j.field("extra_load", Percentiles.round5(r.fixedExtraLoad))
                             .field("delay_ms", Percentiles.round(r.dStarMs))
                             .field("hedges_won", r.fixedWon)
-                            .field("budget_denied", r.fixedDenied);
+                            .field("budget_denied", r.fixedDenied)
+                            .field("attempt_time_over_unhedged", Percentiles.round5(r.fixedAttemptTime));
                     break;
                 case "oracle":
                     j.field("delay_ms", Percentiles.round(r.dStarMs))
-                            .field("extra_load", Percentiles.round5(r.oracleExtraLoad));
+                            .field("extra_load", Percentiles.round5(r.oracleExtraLoad))
+                            .field("attempt_time_over_unhedged", Percentiles.round5(r.oracleAttemptTime));
                     break;
                 default:
                     break;

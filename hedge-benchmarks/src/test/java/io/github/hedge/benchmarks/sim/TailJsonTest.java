@@ -1,12 +1,18 @@
 package io.github.hedge.benchmarks.sim;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.offset;
 
+import io.github.hedge.core.DelayPolicy;
+import io.github.hedge.core.HedgeConfig;
+import io.github.hedge.core.HedgedExecutor;
+import io.github.hedge.core.testing.VirtualTimeScheduler;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -68,6 +74,42 @@ class TailJsonTest {
         assertThat(cancelled.censoredPrimaries).isGreaterThan(50);
         assertThat(sampled.censoredPrimaries).isLessThan(cancelled.censoredPrimaries / 10);
         assertThat(TailSim.json(sampled, all)).contains("\"censored_primaries\":" + sampled.censoredPrimaries);
+    }
+
+    @Test
+    void should_charge_the_servers_for_beaten_primaries_left_running_when_losers_are_sampled() {
+        TailSim.Config none = new TailSim.Config(Distribution.parse("pareto:2,1"), 0.05, 20000, 1, 1000);
+        TailSim.Config all = new TailSim.Config(Distribution.parse("pareto:2,1"), 0.05, 20000, 1, 1000, 1.0);
+        TailSim.Result cancelled = TailSim.run(none);
+        TailSim.Result sampled = TailSim.run(all);
+        // cancelling a beaten primary stops its work; leaving it running does not
+        assertThat(sampled.hedgedAttemptTime).isGreaterThan(cancelled.hedgedAttemptTime);
+        // a hedge adds work, never more than one more attempt per call
+        assertThat(cancelled.hedgedAttemptTime).isBetween(0.5, 2.0);
+        assertThat(cancelled.oracleAttemptTime).isBetween(0.5, 2.0);
+        // the fixed variant cancels every loser in both runs and sees the same draws
+        assertThat(sampled.fixedAttemptTime).isEqualTo(cancelled.fixedAttemptTime);
+        assertThat(TailSim.json(sampled, all)).contains("\"attempt_time_over_unhedged\":");
+    }
+
+    @Test
+    void should_add_the_whole_latency_of_answered_attempts_and_the_elapsed_time_of_cancelled_ones() {
+        Workload w = new Workload(Distribution.parse("lognormal:0,1"), 1, 1000, 2, 1);
+        VirtualTimeScheduler clock = new VirtualTimeScheduler();
+        ExecutorRun.AttemptTime time = new ExecutorRun.AttemptTime();
+        ExecutorRun.Backend backend = ExecutorRun.delayed(w, ExecutorRun.Slowdown.NONE, time);
+        double x = w.latencyMs(1, 0);
+        HedgedExecutor executor = HedgedExecutor.of(
+                "attempt-time",
+                HedgeConfig.builder()
+                        .delay(DelayPolicy.fixed(Duration.ofDays(1)))
+                        .ticker(clock)
+                        .scheduler(clock)
+                        .idempotentByDefault(true)
+                        .build());
+        ExecutorRun.run(executor, w, backend, clock, null);
+        // one call, never hedged: its primary's latency (within the clock's nanosecond rounding)
+        assertThat(time.ms()).isCloseTo(x, offset(1e-5));
     }
 
     @Test
