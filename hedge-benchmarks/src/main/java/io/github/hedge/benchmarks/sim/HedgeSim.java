@@ -33,7 +33,8 @@ public final class HedgeSim {
                     + " [--factor F] [--sample SEC]",
             "  closed-shift --dist SPEC --budget B --seed S [--cap MS] [--percentile P] [--lanes L] [--healthy SEC]"
                     + " [--slow SEC] [--factor F]",
-            "  load   --dist SPEC --budget B --requests N --seed S [--servers K] [--utilizations 0.5,0.7,0.9]",
+            "  load   --dist SPEC --budget B --requests N --seed S [--servers K] [--utilizations 0.5,0.7,0.9]"
+                    + " [--loser-sampling SHARE]",
             "  timers [--samples N] [--calls N]",
             "  sweep  [--dists SPEC;SPEC...] [--budgets 0.001,0.01,0.05,0.1] [--requests N] [--large-requests N]"
                     + " [--seed S] [--rate R] [--loser-sampling SHARE]",
@@ -178,7 +179,9 @@ public final class HedgeSim {
 
     private static int load(List<String> rest, PrintStream out) {
         CliArgs a = CliArgs.parse(
-                rest, Set.of("dist", "budget", "requests", "seed", "servers", "utilizations"), Set.of("json"));
+                rest,
+                Set.of("dist", "budget", "requests", "seed", "servers", "utilizations", "loser-sampling"),
+                Set.of("json"));
         String[] us = a.string("utilizations", "0.5,0.7,0.9").split(",");
         double[] rho = new double[us.length];
         for (int i = 0; i < us.length; i++) {
@@ -197,7 +200,8 @@ public final class HedgeSim {
                 (int) a.integer("requests", 200_000, 1, 50_000_000),
                 a.integer("seed", 1, Long.MIN_VALUE, Long.MAX_VALUE),
                 (int) a.integer("servers", 1, 1, 1024),
-                rho);
+                rho,
+                a.number("loser-sampling", 0, 0, 1));
         out.println(LoadSim.run(c));
         return 0;
     }

@@ -24,6 +24,7 @@ public final class LoadSim {
         final long seed;
         final int servers;
         final double[] utilizations;
+        final double loserSampling;
 
         /**
          * @param dist service-time distribution
@@ -34,6 +35,28 @@ public final class LoadSim {
          * @param utilizations the utilizations to run
          */
         public Config(Distribution dist, double budget, int requests, long seed, int servers, double[] utilizations) {
+            this(dist, budget, requests, seed, servers, utilizations, 0);
+        }
+
+        /**
+         * @param dist service-time distribution
+         * @param budget b
+         * @param requests requests per utilization
+         * @param seed the seed
+         * @param servers servers per replica
+         * @param utilizations the utilizations to run
+         * @param loserSampling the hedged variant's {@code HedgeConfig.loserSampling}, in [0, 1]: a
+         *     beaten primary left running keeps its server busy and the queue behind it waiting
+         */
+        public Config(
+                Distribution dist,
+                double budget,
+                int requests,
+                long seed,
+                int servers,
+                double[] utilizations,
+                double loserSampling) {
+            this.loserSampling = loserSampling;
             this.dist = dist;
             this.budget = budget;
             this.requests = requests;
@@ -139,6 +162,7 @@ public final class LoadSim {
                 .field("dist", c.dist.spec())
                 .field("budget", c.budget)
                 .field("seed", c.seed)
+                .field("loser_sampling", c.loserSampling)
                 .field("requests", c.requests)
                 .field("replicas", Workload.REPLICAS)
                 .field("servers_per_replica", c.servers)
@@ -148,7 +172,11 @@ public final class LoadSim {
             double rate = rho * Workload.REPLICAS * c.servers / (meanMs / 1000.0);
             Workload w = new Workload(c.dist, c.requests, rate, 2, c.seed);
             Outcome un = runOne("sim-load-unhedged", HedgeConfig.builder().maxAttempts(1), w, c.servers);
-            Outcome he = runOne("sim-load-hedged", HedgeConfig.builder().maxExtraLoad(c.budget), w, c.servers);
+            Outcome he = runOne(
+                    "sim-load-hedged",
+                    HedgeConfig.builder().maxExtraLoad(c.budget).loserSampling(c.loserSampling),
+                    w,
+                    c.servers);
             double unP999 = un.run.percentiles().at(0.999);
             double heP999 = he.run.percentiles().at(0.999);
             HedgeSim.log(String.format(
