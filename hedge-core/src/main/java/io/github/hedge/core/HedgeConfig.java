@@ -362,10 +362,12 @@ public final class HedgeConfig {
          * taken deterministically (every {@code 1/share}-th such primary), its latency also feeds the
          * delay's tracker, and it is still cancelled after 100 times the time the call took (at
          * least 1 s, at most {@link #savingsWindow(Duration)}), so a hanging replica holds no attempt
-         * for long. The cost: the servers finish the work of that share of beaten primaries (at a 5%
-         * budget and a share of 0.1, about 0.5% of calls), and their cancel hooks run only if they
-         * reach that bound. Calls that fail, time out or are cancelled by the caller still cancel
-         * every attempt.
+         * for long. The cost: the servers finish the work of that share of beaten primaries, and
+         * their cancel hooks run only if they reach that bound. In the simulator (see {@code
+         * docs/benchmarks.md}) a share of 0.5 gave back up to a quarter of the unhedged busy time
+         * that cancelling had saved, and behind a queue at 90% utilization it left hedged p99.9 at
+         * 0.68x unhedged instead of 0.49x (share 1.0: no gain at all), which is why the default is
+         * 0. Calls that fail, time out or are cancelled by the caller still cancel every attempt.
          *
          * @param share in [0, 1]; default 0 (every loser is cancelled)
          * @return this

@@ -28,6 +28,10 @@ import java.util.Locale;
  * tail goes. {@link HedgeConfig.Builder#loserSampling(double)} lets a share of
  * beaten primaries finish so the estimate sees their real latency (0.5: within 5.5% in every cell);
  * hedge-cassandra's wrapped session does it for all of them by default, at no cost to the servers.
+ * Where a percentile lies in a gap between two modes (a slow share close to the budget), a few per
+ * cent of error in the estimated slow share moves it from one mode to the other: in one such
+ * simulated mixture the default estimate of p99 was 1.9-2.5x the true value (within 8.4% with a
+ * share of 0.5).
  *
  * <p>All latencies in nanoseconds; -1 where the window holds no sample.
  *
