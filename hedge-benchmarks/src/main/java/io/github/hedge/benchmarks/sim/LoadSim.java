@@ -33,18 +33,6 @@ public final class LoadSim {
          * @param seed the seed
          * @param servers servers per replica
          * @param utilizations the utilizations to run
-         */
-        public Config(Distribution dist, double budget, int requests, long seed, int servers, double[] utilizations) {
-            this(dist, budget, requests, seed, servers, utilizations, 0);
-        }
-
-        /**
-         * @param dist service-time distribution
-         * @param budget b
-         * @param requests requests per utilization
-         * @param seed the seed
-         * @param servers servers per replica
-         * @param utilizations the utilizations to run
          * @param loserSampling the hedged variant's {@code HedgeConfig.loserSampling}, in [0, 1]: a
          *     beaten primary left running keeps its server busy and the queue behind it waiting
          */

@@ -145,9 +145,17 @@ public final class TailSim {
         }
         double[] oracle = oracle(w, dStar);
         long oracleHedges = 0;
+        double unhedgedTime = 0;
+        double oracleTime = 0;
         for (int i = 0; i < n; i++) {
-            if (unhedged[i] > dStar) {
+            double x1 = unhedged[i];
+            unhedgedTime += x1;
+            if (x1 > dStar) {
                 oracleHedges++;
+                // the winner's latency, plus the hedge's time until it won or lost
+                oracleTime += oracle[i] + Math.min(w.latencyMs(2, i), x1 - dStar);
+            } else {
+                oracleTime += x1;
             }
         }
         ExecutorRun.AttemptTime hedgedTime = new ExecutorRun.AttemptTime();
@@ -189,14 +197,6 @@ public final class TailSim {
         variants.put("oracle", new Percentiles(oracle));
         Result r = new Result(
                 variants, hedged, fixed, dStar, finalDelay < 0 ? -1 : finalDelay / 1e6, (double) oracleHedges / n);
-        double unhedgedTime = 0;
-        double oracleTime = 0;
-        for (int i = 0; i < n; i++) {
-            double x1 = unhedged[i];
-            unhedgedTime += x1;
-            // the winner's latency, plus the hedge's time until it won or lost
-            oracleTime += x1 <= dStar ? x1 : oracle[i] + Math.min(w.latencyMs(2, i), x1 - dStar);
-        }
         r.hedgedAttemptTime = hedgedTime.ms() / unhedgedTime;
         r.fixedAttemptTime = fixedTime.ms() / unhedgedTime;
         r.oracleAttemptTime = oracleTime / unhedgedTime;

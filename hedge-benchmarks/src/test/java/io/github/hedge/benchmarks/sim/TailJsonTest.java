@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.offset;
 
 import io.github.hedge.core.DelayPolicy;
 import io.github.hedge.core.HedgeConfig;
-import io.github.hedge.core.HedgedExecutor;
 import io.github.hedge.core.testing.VirtualTimeScheduler;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
@@ -95,21 +94,29 @@ class TailJsonTest {
     @Test
     void should_add_the_whole_latency_of_answered_attempts_and_the_elapsed_time_of_cancelled_ones() {
         Workload w = new Workload(Distribution.parse("lognormal:0,1"), 1, 1000, 2, 1);
-        VirtualTimeScheduler clock = new VirtualTimeScheduler();
+        double x1 = w.latencyMs(1, 0);
+        double x2 = w.latencyMs(2, 0);
+
+        // never hedged: the primary's latency (within the clock's nanosecond rounding)
+        assertThat(attemptTimeMs(w, DelayPolicy.fixed(Duration.ofDays(1)))).isCloseTo(x1, offset(1e-5));
+
+        // hedged at d: the winner's whole latency plus the loser's time until the winner answered
+        double d = x1 / 2;
+        double expected = x1 < d + x2 ? x1 + (x1 - d) : (d + x2) + x2;
+        assertThat(attemptTimeMs(w, DelayPolicy.fixed(Duration.ofNanos(Workload.nanos(d)))))
+                .isCloseTo(expected, offset(1e-5));
+    }
+
+    private static double attemptTimeMs(Workload w, DelayPolicy delay) {
         ExecutorRun.AttemptTime time = new ExecutorRun.AttemptTime();
-        ExecutorRun.Backend backend = ExecutorRun.delayed(w, ExecutorRun.Slowdown.NONE, time);
-        double x = w.latencyMs(1, 0);
-        HedgedExecutor executor = HedgedExecutor.of(
+        ExecutorRun.run(
                 "attempt-time",
-                HedgeConfig.builder()
-                        .delay(DelayPolicy.fixed(Duration.ofDays(1)))
-                        .ticker(clock)
-                        .scheduler(clock)
-                        .idempotentByDefault(true)
-                        .build());
-        ExecutorRun.run(executor, w, backend, clock, null);
-        // one call, never hedged: its primary's latency (within the clock's nanosecond rounding)
-        assertThat(time.ms()).isCloseTo(x, offset(1e-5));
+                HedgeConfig.builder().delay(delay).budgetRatio(1.0),
+                w,
+                ExecutorRun.delayed(w, ExecutorRun.Slowdown.NONE, time),
+                new VirtualTimeScheduler(),
+                null);
+        return time.ms();
     }
 
     @Test
