@@ -23,8 +23,8 @@ import java.util.Locale;
  * beyond it, and a primary that slow answers only if its hedge was slower still: at a p95 delay on
  * a heavy tail (pareto, alpha 1.5), of the 500 primaries slower than p99.9 in 500,000 calls, fewer
  * than one is expected to answer. There the estimate rests on a handful of samples and can be off
- * by a third either way (the simulator's sweep, default settings: estimated p99.9 from 0.90x to
- * 1.35x the true value; p99 within 5%); lower bounds alone do not tell how far beyond them the
+ * by a third either way (the simulator's sweep, default settings: estimated p99.9 from 0.77x to
+ * 1.37x the true value; p99 within 5%); lower bounds alone do not tell how far beyond them the
  * tail goes. {@link HedgeConfig.Builder#loserSampling(double)} lets a share of
  * beaten primaries finish so the estimate sees their real latency (0.5: within 5.5% in every cell);
  * hedge-cassandra's wrapped session does it for all of them by default, at no cost to the servers.

@@ -60,6 +60,14 @@ import java.util.concurrent.locks.ReentrantLock;
  * recorded; samples recorded while nobody reads are all dated to the refresh that finally sees them.
  * Time comes from the injected {@link Ticker}, so tests run in virtual time.
  *
+ * <p><b>Warm-up.</b> While the cluster-wide window holds fewer than {@link #minWindowSamples()}
+ * samples (a new tracker, or one whose window emptied), a reader also makes new samples visible
+ * every sixteenth of the refresh interval (62.5 ms by default), without closing an interval: the
+ * samples are dated to the interval in progress, as they would be at its end. An adaptive delay
+ * therefore gets its first estimate after about {@code minSamples} calls rather than after a whole
+ * interval (at 1,000 calls/s: about 100 calls instead of 1,000 unhedged ones). A tracker with
+ * {@code minWindowSamples} 0 never warms up this way.
+ *
  * <p><b>Cost.</b> {@link #record(long)} is one bucket-index computation, one {@code
  * getAndIncrement} on a counter striped by thread (no lock, no allocation, no clock read, no
  * per-thread state, so virtual threads are fine) and scales with the number of recording threads;
@@ -87,6 +95,8 @@ public final class LatencyTracker {
     private static final int MAX_MEDIAN_KEYS = 64;
     private static final int MAX_SLICES = 600;
     private static final int MAX_AGE_SLICES = 100_000;
+    /** Refreshes per interval while warming up. */
+    private static final int WARMUP_REFRESHES = 16;
 
     private final Duration window;
     private final Duration refreshInterval;
@@ -117,6 +127,12 @@ public final class LatencyTracker {
     private long clusterExclusionVersion;
 
     private volatile long lastRefreshNanos;
+    /** The last refresh of either kind (see {@link #warming}). */
+    private volatile long lastPeekNanos;
+    /** Whether the cluster window holds fewer than {@link #minWindowSamples}: refresh more often. */
+    private volatile boolean warming;
+
+    private final long warmupRefreshNanos;
     private volatile Snapshot snapshot;
 
     private LatencyTracker(Builder b) {
@@ -134,6 +150,9 @@ public final class LatencyTracker {
         this.targetStripes = StripedBucketCounter.stripesFor(cpus, 2, 4);
         this.clusterWindow = newWindow();
         this.lastRefreshNanos = ticker.nanoTime();
+        this.lastPeekNanos = lastRefreshNanos;
+        this.warmupRefreshNanos = Math.max(1, refreshNanos / WARMUP_REFRESHES);
+        this.warming = minWindowSamples > 0;
         lock.lock();
         try {
             this.snapshot = buildSnapshot(null);
@@ -391,7 +410,8 @@ public final class LatencyTracker {
 
     private Snapshot current() {
         long now = ticker.nanoTime();
-        if (now - lastRefreshNanos >= refreshNanos && lock.tryLock()) {
+        if ((now - lastRefreshNanos >= refreshNanos || (warming && now - lastPeekNanos >= warmupRefreshNanos))
+                && lock.tryLock()) {
             try {
                 refreshIfDue(now);
             } finally {
@@ -405,10 +425,11 @@ public final class LatencyTracker {
     private void refreshIfDue(long now) {
         long last = lastRefreshNanos;
         long elapsed = now - last;
-        if (elapsed < refreshNanos) {
+        if (elapsed < refreshNanos && !(warming && now - lastPeekNanos >= warmupRefreshNanos)) {
             return;
         }
-        long intervals = elapsed / refreshNanos;
+        long intervals = elapsed / refreshNanos; // 0 for a warm-up refresh: no interval closes
+        lastPeekNanos = now;
         clusterCounter.drainTo(collector);
         clusterWindow.advance(intervals, collector.takeSlice());
         for (Iterator<Map.Entry<String, TargetState>> it = targets.entrySet().iterator(); it.hasNext(); ) {
@@ -438,6 +459,7 @@ public final class LatencyTracker {
         }
         excludedCensored = excluded;
         lastRefreshNanos = last + intervals * refreshNanos;
+        warming = minWindowSamples > 0 && clusterWindow.total() < minWindowSamples;
         snapshot = buildSnapshot(snapshot);
     }
 

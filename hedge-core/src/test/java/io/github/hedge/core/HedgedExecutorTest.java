@@ -167,6 +167,46 @@ class HedgedExecutorTest {
     }
 
     @Test
+    void should_wait_for_five_samples_above_the_percentile_when_min_samples_is_fewer() {
+        LatencyTracker tracker = LatencyTracker.builder().ticker(time).build();
+        HedgedExecutor ex = executor(
+                config().delay(DelayPolicy.percentile(0.99).minSamples(100).build())
+                        .latencyTracker(tracker));
+        // p99 needs 5 / (1 - 0.99) = 500 samples: 100 (minSamples) cannot tell it from the largest
+        for (int i = 1; i <= 499; i++) {
+            tracker.record(i * MS);
+        }
+        time.advance(Duration.ofSeconds(1));
+        assertThat(tracker.sampleCount()).isEqualTo(499);
+        assertThat(ex.currentDelayNanos()).isEqualTo(DelayPolicy.NO_HEDGE);
+        tracker.record(500 * MS);
+        time.advance(Duration.ofSeconds(1));
+        assertThat(ex.currentDelayNanos()).isBetween(493 * MS, 505 * MS);
+    }
+
+    @Test
+    void should_hedge_within_the_first_two_hundred_calls_when_new_at_a_thousand_calls_per_second() {
+        // the executor's own tracker shows samples every 62.5 ms while warming up, so hedging starts
+        // after p95's 100 samples rather than at the first full refresh (1 s: 1,000 calls)
+        HedgedExecutor ex = executor(config().delay(DelayPolicy.percentile(0.95).build()));
+        int firstHedged = -1;
+        for (int i = 0; i < 1000 && firstHedged < 0; i++) {
+            long primaryMs = i % 25 == 0 ? 50 : 1; // one primary in 25 takes 50 ms, hedges 1 ms
+            ex.executeAsync(ctx -> {
+                CompletableFuture<String> f = new CompletableFuture<>();
+                var task = time.schedule(() -> f.complete("v"), (ctx.isHedge() ? 1 : primaryMs) * MS);
+                ctx.onCancel(task::cancel);
+                return f;
+            });
+            time.advance(Duration.ofMillis(1));
+            if (ex.stats().hedgesSent() > 0) {
+                firstHedged = i;
+            }
+        }
+        assertThat(firstHedged).isBetween(100, 200);
+    }
+
+    @Test
     void should_win_with_first_success_when_an_earlier_attempt_failed() throws Exception {
         HedgedExecutor ex = executor(config().maxAttempts(3).delay(DelayPolicy.fixed(Duration.ofMillis(10))));
         Probe probe = new Probe(time);

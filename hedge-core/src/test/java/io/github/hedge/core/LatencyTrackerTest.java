@@ -132,14 +132,68 @@ class LatencyTrackerTest {
     }
 
     @Test
-    void should_show_samples_only_after_next_refresh_when_just_recorded() {
-        LatencyTracker t = tracker();
+    void should_show_samples_only_after_next_refresh_when_the_window_holds_min_window_samples() {
+        LatencyTracker t =
+                LatencyTracker.builder().ticker(time).minWindowSamples(100).build();
+        for (int i = 0; i < 100; i++) {
+            t.record(MS);
+        }
+        nextRefresh();
+        assertThat(t.sampleCount()).isEqualTo(100);
+
+        t.record(MS);
+        time.advance(Duration.ofMillis(999));
+        assertThat(t.sampleCount()).isEqualTo(100);
+        time.advance(Duration.ofMillis(1));
+        assertThat(t.sampleCount()).isEqualTo(101);
+    }
+
+    @Test
+    void should_show_samples_after_a_sixteenth_of_the_refresh_interval_when_warming_up() {
+        LatencyTracker t = tracker(); // fewer than minWindowSamples (1000) samples: warming up
+        t.record(MS);
+        time.advanceNanos(62_500_000 - 1);
+        assertThat(t.sampleCount()).isZero();
+        time.advanceNanos(1);
+        assertThat(t.sampleCount()).isEqualTo(1);
+        assertThat(t.percentileNanos(0.5)).isCloseTo(MS, withinPercentage(2));
+
+        t.record("a", 2 * MS); // targets too
+        time.advance(Duration.ofMillis(63));
+        assertThat(t.sampleCount("a")).isEqualTo(1);
+        assertThat(t.sampleCount()).isEqualTo(2);
+    }
+
+    @Test
+    void should_not_warm_up_when_min_window_samples_is_zero() {
+        LatencyTracker t = tracker(Duration.ofSeconds(30), Duration.ofSeconds(1)); // minWindowSamples 0
         t.record(MS);
         time.advance(Duration.ofMillis(999));
         assertThat(t.sampleCount()).isZero();
-
         time.advance(Duration.ofMillis(1));
         assertThat(t.sampleCount()).isEqualTo(1);
+    }
+
+    @Test
+    void should_drop_a_sample_shown_early_when_it_would_have_left_after_its_interval_closed() {
+        // a 3 s window in 1 s slices, never extended: a sample recorded in (0, 1 s] belongs to the
+        // slice closed at 1 s and leaves the window when the slice closed at 4 s comes in
+        LatencyTracker t = LatencyTracker.builder()
+                .ticker(time)
+                .window(Duration.ofSeconds(3))
+                .maxWindowAge(Duration.ofSeconds(3))
+                .build();
+        time.advance(Duration.ofMillis(100));
+        t.record(MS);
+        time.advance(Duration.ofMillis(100));
+        assertThat(t.sampleCount()).isEqualTo(1); // shown before its interval closed
+        t.record(MS); // recorded after the early refresh: shown when the interval closes
+        time.advance(Duration.ofMillis(800)); // 1 s: the interval closes
+        assertThat(t.sampleCount()).isEqualTo(2);
+        time.advance(Duration.ofMillis(2999)); // 3.999 s
+        assertThat(t.sampleCount()).isEqualTo(2);
+        time.advance(Duration.ofMillis(1)); // 4 s
+        assertThat(t.sampleCount()).isZero();
     }
 
     @Test

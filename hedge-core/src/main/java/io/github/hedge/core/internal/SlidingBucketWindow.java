@@ -94,24 +94,27 @@ public final class SlidingBucketWindow {
     /**
      * Closes {@code intervals} intervals: the first {@code intervals - 1} empty (nothing was
      * drained during them), the last holding {@code slice}. Slices that leave the window fall out.
+     * With {@code intervals == 0} no interval closes: {@code slice} is added now, dated to the
+     * interval in progress (the one the next {@code advance(1, ...)} closes), so samples can be
+     * made visible before their interval ends.
      *
-     * @param intervals at least 1
+     * @param intervals at least 0
      * @param slice a packed slice, or {@code null} when the last interval is empty too
      */
     public void advance(long intervals, long[] slice) {
-        if (intervals < 1) {
-            throw new IllegalArgumentException("intervals must be >= 1, was " + intervals);
+        if (intervals < 0) {
+            throw new IllegalArgumentException("intervals must be >= 0, was " + intervals);
         }
         epoch += intervals;
         if (slice != null) {
-            Slice s = new Slice(epoch, slice);
+            Slice s = new Slice(intervals == 0 ? epoch + 1 : epoch, slice);
             slices.addLast(s);
             apply(s, 1);
         }
         boolean changed = slice != null;
         while (!slices.isEmpty()) {
             Slice oldest = slices.peekFirst();
-            long age = epoch - oldest.epoch; // 0 for the newest interval
+            long age = epoch - oldest.epoch; // 0 for the newest closed interval, -1 for the one in progress
             boolean expired = age >= maxSlices
                     || (age >= timeSlices && events + censored - oldest.events - oldest.censored >= minSamples);
             if (!expired) {
