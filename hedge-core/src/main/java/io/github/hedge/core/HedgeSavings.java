@@ -26,7 +26,7 @@ import java.util.Locale;
  * by a third either way (the simulator's sweep, default settings: estimated p99.9 from 0.77x to
  * 1.37x the true value; p99 within 5%); lower bounds alone do not tell how far beyond them the
  * tail goes. {@link HedgeConfig.Builder#loserSampling(double)} lets a share of
- * beaten primaries finish so the estimate sees their real latency (0.5: within 5.5% in every cell);
+ * beaten primaries finish so the estimate sees their real latency (0.5: within 6.5% in every cell);
  * hedge-cassandra's wrapped session does it for all of them by default, at no cost to the servers.
  * Where a percentile lies in a gap between two modes (a slow share close to the budget), a few per
  * cent of error in the estimated slow share moves it from one mode to the other: in one such
