@@ -136,7 +136,8 @@ class HedgedCqlSessionTest {
                 LatencyTracker.builder().refreshInterval(Duration.ofMillis(50)).build();
         HedgedCqlSession session = wrap(
                 HedgeConfig.builder()
-                        .delay(DelayPolicy.percentile(0.9).minSamples(10).build())
+                        // p90 is trusted from 5 / (1 - 0.9) = 50 samples (PercentileDelay)
+                        .delay(DelayPolicy.percentile(0.9).minSamples(50).build())
                         .budget(HedgeBudget.unlimited())
                         .latencyTracker(tracker)
                         .build(),
@@ -150,10 +151,10 @@ class HedgedCqlSessionTest {
             targets.add(sim.node(i).inetSocketAddress().getHostString() + ":9042");
         }
         int warmUp = 0;
-        while (warmUp < 1000 && !targets.stream().allMatch(t -> tracker.sampleCount(t) >= 10)) {
+        while (warmUp < 1000 && !targets.stream().allMatch(t -> tracker.sampleCount(t) >= 50)) {
             session.execute(select(warmUp++)); // a plain SELECT: inferred idempotent
         }
-        assertThat(targets).allMatch(t -> tracker.sampleCount(t) >= 10);
+        assertThat(targets).allMatch(t -> tracker.sampleCount(t) >= 50);
         long learned = session.executor().currentDelayNanos();
         assertThat(learned).isPositive().isLessThan(TimeUnit.MILLISECONDS.toNanos(100));
         calls.clear();
