@@ -410,8 +410,7 @@ public final class LatencyTracker {
 
     private Snapshot current() {
         long now = ticker.nanoTime();
-        if ((now - lastRefreshNanos >= refreshNanos || (warming && now - lastPeekNanos >= warmupRefreshNanos))
-                && lock.tryLock()) {
+        if (refreshDue(now) && lock.tryLock()) {
             try {
                 refreshIfDue(now);
             } finally {
@@ -421,14 +420,18 @@ public final class LatencyTracker {
         return snapshot;
     }
 
+    /** An interval has ended, or, while warming up, a sixteenth of one since the last refresh. */
+    private boolean refreshDue(long now) {
+        return now - lastRefreshNanos >= refreshNanos || (warming && now - lastPeekNanos >= warmupRefreshNanos);
+    }
+
     /** Under the lock. */
     private void refreshIfDue(long now) {
-        long last = lastRefreshNanos;
-        long elapsed = now - last;
-        if (elapsed < refreshNanos && !(warming && now - lastPeekNanos >= warmupRefreshNanos)) {
+        if (!refreshDue(now)) {
             return;
         }
-        long intervals = elapsed / refreshNanos; // 0 for a warm-up refresh: no interval closes
+        long last = lastRefreshNanos;
+        long intervals = (now - last) / refreshNanos; // 0 for a warm-up refresh: no interval closes
         lastPeekNanos = now;
         clusterCounter.drainTo(collector);
         clusterWindow.advance(intervals, collector.takeSlice());

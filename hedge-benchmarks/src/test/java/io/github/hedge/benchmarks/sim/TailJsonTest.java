@@ -63,24 +63,32 @@ class TailJsonTest {
         assertThat(Files.exists(png)).isTrue();
     }
 
+    /** The same pareto:2,1 draws at b = 0.05, run cancelling every loser and sampling every one. */
+    private record LoserRuns(TailSim.Config sampledConfig, TailSim.Result cancelled, TailSim.Result sampled) {
+        static LoserRuns of(int requests) {
+            Distribution d = Distribution.parse("pareto:2,1");
+            TailSim.Config all = new TailSim.Config(d, 0.05, requests, 1, 1000, 1.0);
+            return new LoserRuns(all, TailSim.run(new TailSim.Config(d, 0.05, requests, 1, 1000)), TailSim.run(all));
+        }
+    }
+
     @Test
     void should_observe_more_primaries_to_the_end_when_losers_are_sampled() {
-        TailSim.Config none = new TailSim.Config(Distribution.parse("pareto:2,1"), 0.05, 5000, 1, 1000);
-        TailSim.Config all = new TailSim.Config(Distribution.parse("pareto:2,1"), 0.05, 5000, 1, 1000, 1.0);
-        TailSim.Result cancelled = TailSim.run(none);
-        TailSim.Result sampled = TailSim.run(all);
+        LoserRuns runs = LoserRuns.of(5000);
+        TailSim.Result cancelled = runs.cancelled();
+        TailSim.Result sampled = runs.sampled();
         // the same draws, the same calls: only what the estimate sees of the beaten primaries differs
         assertThat(cancelled.censoredPrimaries).isGreaterThan(50);
         assertThat(sampled.censoredPrimaries).isLessThan(cancelled.censoredPrimaries / 10);
-        assertThat(TailSim.json(sampled, all)).contains("\"censored_primaries\":" + sampled.censoredPrimaries);
+        assertThat(TailSim.json(sampled, runs.sampledConfig()))
+                .contains("\"censored_primaries\":" + sampled.censoredPrimaries);
     }
 
     @Test
     void should_charge_the_servers_for_beaten_primaries_left_running_when_losers_are_sampled() {
-        TailSim.Config none = new TailSim.Config(Distribution.parse("pareto:2,1"), 0.05, 20000, 1, 1000);
-        TailSim.Config all = new TailSim.Config(Distribution.parse("pareto:2,1"), 0.05, 20000, 1, 1000, 1.0);
-        TailSim.Result cancelled = TailSim.run(none);
-        TailSim.Result sampled = TailSim.run(all);
+        LoserRuns runs = LoserRuns.of(20000);
+        TailSim.Result cancelled = runs.cancelled();
+        TailSim.Result sampled = runs.sampled();
         // cancelling a beaten primary stops its work; leaving it running does not
         assertThat(sampled.hedgedAttemptTime).isGreaterThan(cancelled.hedgedAttemptTime);
         // a hedge adds work, never more than one more attempt per call
@@ -88,7 +96,7 @@ class TailJsonTest {
         assertThat(cancelled.oracleAttemptTime).isBetween(0.5, 2.0);
         // the fixed variant cancels every loser in both runs and sees the same draws
         assertThat(sampled.fixedAttemptTime).isEqualTo(cancelled.fixedAttemptTime);
-        assertThat(TailSim.json(sampled, all)).contains("\"attempt_time_over_unhedged\":");
+        assertThat(TailSim.json(sampled, runs.sampledConfig())).contains("\"attempt_time_over_unhedged\":");
     }
 
     @Test
