@@ -92,7 +92,8 @@ public class HedgesEndpoint {
         } else if (delay instanceof PercentileDelay p) {
             min = p.min();
             max = p.max();
-            described = "percentile " + p.percentile() + " in [" + text(min) + ", " + text(max) + "]";
+            described = "percentile " + p.percentile() + " in [" + text(min) + ", " + text(max) + "]"
+                    + (p.budgetFeedback() ? " with budget feedback" : "");
         }
         return new HedgeInstanceSettings(
                 c.maxAttempts(),
@@ -102,7 +103,9 @@ public class HedgesEndpoint {
                 max,
                 c.deadline().orElse(null),
                 c.idempotentByDefault(),
-                null);
+                null,
+                c.savingsWindow(),
+                c.loserSampling());
     }
 
     /**
@@ -175,7 +178,9 @@ public class HedgesEndpoint {
                         text(s.maxDelay()),
                         text(s.timeout()),
                         s.idempotent(),
-                        text(s.slowCallThreshold())),
+                        text(s.slowCallThreshold()),
+                        text(s.savingsWindow()),
+                        s.loserSampling()),
                 delay == DelayPolicy.NO_HEDGE ? null : delay / 1e6,
                 new LatencyDescriptor(
                         l.count(),
@@ -290,6 +295,8 @@ public class HedgesEndpoint {
      * @param timeout the call deadline, or null
      * @param idempotent whether calls that do not say may be hedged
      * @param slowCallThreshold the slow-call log's threshold, or null
+     * @param savingsWindow how long a call counts in the savings
+     * @param loserSampling the share of beaten primaries left running to completion
      */
     public record ConfigDescriptor(
             int maxAttempts,
@@ -299,7 +306,9 @@ public class HedgesEndpoint {
             String maxDelay,
             String timeout,
             boolean idempotent,
-            String slowCallThreshold) {}
+            String slowCallThreshold,
+            String savingsWindow,
+            double loserSampling) {}
 
     /**
      * Recent per-attempt latency in milliseconds; null when the window is empty.

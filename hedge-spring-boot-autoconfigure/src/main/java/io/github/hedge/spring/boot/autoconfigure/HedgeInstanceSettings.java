@@ -14,6 +14,8 @@ import java.time.Duration;
  * @param timeout the overall deadline of a call, or null
  * @param idempotent whether calls that do not say are idempotent (may be hedged)
  * @param slowCallThreshold calls slower than this are logged, or null for no log
+ * @param savingsWindow how long a call counts in the executor's savings
+ * @param loserSampling the share of beaten primaries left running to completion, in [0, 1]
  */
 public record HedgeInstanceSettings(
         int maxAttempts,
@@ -23,7 +25,9 @@ public record HedgeInstanceSettings(
         Duration maxDelay,
         Duration timeout,
         boolean idempotent,
-        Duration slowCallThreshold) {
+        Duration slowCallThreshold,
+        Duration savingsWindow,
+        double loserSampling) {
 
     /**
      * @param duration a duration, or null

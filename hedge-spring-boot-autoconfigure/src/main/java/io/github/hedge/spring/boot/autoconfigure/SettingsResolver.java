@@ -67,6 +67,16 @@ final class SettingsResolver {
             positive(p, slow);
         }
 
+        p = (has && i.getSavingsWindow() != null ? own : DEFAULTS) + "savings-window";
+        Duration savingsWindow = has && i.getSavingsWindow() != null ? i.getSavingsWindow() : d.getSavingsWindow();
+        positive(p, savingsWindow);
+
+        p = (has && i.getLoserSampling() != null ? own : DEFAULTS) + "loser-sampling";
+        Double sampling = has && i.getLoserSampling() != null ? i.getLoserSampling() : d.getLoserSampling();
+        if (sampling == null || !(sampling >= 0.0 && sampling <= 1.0)) {
+            throw new InvalidHedgePropertyException(p, sampling, "in [0, 1]");
+        }
+
         Boolean idem = has && i.getIdempotent() != null ? i.getIdempotent() : d.getIdempotent();
         boolean idempotent = idem != null && idem;
 
@@ -135,6 +145,10 @@ final class SettingsResolver {
             }
             default: {
                 double percentile;
+                // derived from max-extra-load: the core's one knob (HedgeConfig.Builder#maxExtraLoad),
+                // whose delay aims at less demand while the budget runs low; a percentile given
+                // explicitly is taken as asked
+                boolean feedback = delay.getPercentile() == null;
                 if (delay.getPercentile() != null) {
                     percentile = delay.getPercentile();
                     if (!(percentile > 0.0 && percentile < 1.0)) {
@@ -146,13 +160,15 @@ final class SettingsResolver {
                 policy = DelayPolicy.percentile(percentile)
                         .min(minDelay)
                         .max(maxDelay)
+                        .budgetFeedback(feedback)
                         .build();
-                description = "percentile " + percentile + " in [" + fmt(minDelay) + ", " + fmt(maxDelay) + "]";
+                description = "percentile " + percentile + " in [" + fmt(minDelay) + ", " + fmt(maxDelay) + "]"
+                        + (feedback ? " with budget feedback" : "");
                 break;
             }
         }
         HedgeInstanceSettings settings = new HedgeInstanceSettings(
-                maxAttempts, description, load, minDelay, maxDelay, timeout, idempotent, slow);
+                maxAttempts, description, load, minDelay, maxDelay, timeout, idempotent, slow, savingsWindow, sampling);
         return new Resolved(settings, policy);
     }
 
@@ -168,7 +184,9 @@ final class SettingsResolver {
                     .maxAttempts(s.maxAttempts())
                     .delay(r.delayPolicy())
                     .budgetRatio(s.maxExtraLoad())
-                    .idempotentByDefault(s.idempotent());
+                    .idempotentByDefault(s.idempotent())
+                    .savingsWindow(s.savingsWindow())
+                    .loserSampling(s.loserSampling());
             if (s.timeout() != null) {
                 b.deadline(s.timeout());
             }

@@ -103,7 +103,8 @@ class HedgesEndpointTest {
 
             JsonNode w = json.path("instances").path("user-writes");
             assertThat(w.path("config").path("idempotent").asBoolean()).isFalse();
-            assertThat(w.path("config").path("delay").asText()).isEqualTo("percentile 0.9 in [0ms, 10s]");
+            assertThat(w.path("config").path("delay").asText())
+                    .isEqualTo("percentile 0.9 in [0ms, 10s] with budget feedback");
             assertThat(w.path("currentDelayMs").isNull())
                     .as("no delay while the percentile is warming up")
                     .isTrue();

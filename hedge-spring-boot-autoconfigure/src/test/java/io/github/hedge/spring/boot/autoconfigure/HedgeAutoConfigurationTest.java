@@ -133,7 +133,9 @@ class HedgeAutoConfigurationTest {
                                     Duration.ofSeconds(10),
                                     Duration.ofSeconds(2),
                                     true,
-                                    Duration.ofMillis(300)));
+                                    Duration.ofMillis(300),
+                                    Duration.ofMinutes(5),
+                                    0.0));
                     HedgeInstanceSettings writes =
                             instances.settings("user-writes").orElseThrow();
                     assertThat(writes)
@@ -145,7 +147,9 @@ class HedgeAutoConfigurationTest {
                                     Duration.ofMillis(50),
                                     Duration.ofSeconds(2),
                                     false,
-                                    Duration.ofMillis(300)));
+                                    Duration.ofMillis(300),
+                                    Duration.ofMinutes(5),
+                                    0.0));
                     HedgeConfig readsConfig = instances.executor("user-reads").config();
                     assertThat(readsConfig.deadline()).contains(Duration.ofSeconds(2));
                     assertThat(readsConfig.delayPolicy()).isInstanceOf(DelayPolicy.FixedDelay.class);
@@ -175,6 +179,57 @@ class HedgeAutoConfigurationTest {
         });
     }
 
+    @Test
+    void should_aim_at_less_demand_while_the_budget_runs_low_when_the_percentile_comes_from_max_extra_load() {
+        runner.withPropertyValues(
+                        "hedge.instances.derived.max-extra-load=0.02", "hedge.instances.explicit.delay.percentile=0.98")
+                .run(ctx -> {
+                    HedgeInstances instances = ctx.getBean(HedgeInstances.class);
+                    // the same delay policy as the core's HedgeConfig.Builder#maxExtraLoad, the one knob
+                    assertThat(instances.executor("derived").config().delayPolicy())
+                            .isInstanceOfSatisfying(PercentileDelay.class, p -> {
+                                assertThat(p.percentile()).isEqualTo(0.98);
+                                assertThat(p.budgetFeedback()).isTrue();
+                            });
+                    assertThat(instances.settings("derived").orElseThrow().delay())
+                            .isEqualTo("percentile 0.98 in [0ms, 10s] with budget feedback");
+                    // a percentile the user wrote is taken as written
+                    assertThat(instances.executor("explicit").config().delayPolicy())
+                            .isInstanceOfSatisfying(PercentileDelay.class, p -> assertThat(p.budgetFeedback())
+                                    .isFalse());
+                    assertThat(instances.settings("explicit").orElseThrow().delay())
+                            .isEqualTo("percentile 0.98 in [0ms, 10s]");
+                });
+    }
+
+    @Test
+    void should_pass_savings_window_and_loser_sampling_to_the_executor_when_set() {
+        runner.withPropertyValues(
+                        "hedge.defaults.savings-window=10m",
+                        "hedge.defaults.loser-sampling=0.25",
+                        "hedge.instances.sampled.loser-sampling=0.5",
+                        "hedge.instances.inherits.idempotent=true")
+                .run(ctx -> {
+                    HedgeInstances instances = ctx.getBean(HedgeInstances.class);
+                    HedgeConfig sampled = instances.executor("sampled").config();
+                    assertThat(sampled.loserSampling()).isEqualTo(0.5);
+                    assertThat(sampled.savingsWindow()).isEqualTo(Duration.ofMinutes(10));
+                    HedgeConfig inherits = instances.executor("inherits").config();
+                    assertThat(inherits.loserSampling()).isEqualTo(0.25);
+                    assertThat(instances.settings("inherits").orElseThrow().savingsWindow())
+                            .isEqualTo(Duration.ofMinutes(10));
+                });
+        runner.withPropertyValues("hedge.instances.plain.idempotent=true").run(ctx -> {
+            HedgeConfig plain =
+                    ctx.getBean(HedgeInstances.class).executor("plain").config();
+            assertThat(plain.loserSampling())
+                    .as("every loser cancelled by default")
+                    .isZero();
+            assertThat(plain.savingsWindow())
+                    .isEqualTo(HedgeConfig.builder().build().savingsWindow());
+        });
+    }
+
     @ParameterizedTest(name = "{0}={1}")
     @CsvSource(
             delimiter = '|',
@@ -194,6 +249,9 @@ class HedgeAutoConfigurationTest {
                 "hedge.instances.a.slow-call-threshold|-1s|hedge.instances.a.slow-call-threshold must be in (0, 365d], was PT-1S",
                 "hedge.defaults.max-extra-load|1|hedge.defaults.max-extra-load must be in (0, 1), was 1.0",
                 "hedge.defaults.max-attempts|99|hedge.defaults.max-attempts must be in [1, 16], was 99",
+                "hedge.instances.a.loser-sampling|1.5|hedge.instances.a.loser-sampling must be in [0, 1], was 1.5",
+                "hedge.instances.a.loser-sampling|-0.1|hedge.instances.a.loser-sampling must be in [0, 1], was -0.1",
+                "hedge.defaults.savings-window|0s|hedge.defaults.savings-window must be in (0, 365d], was 0ms",
             })
     void should_fail_the_start_naming_property_range_and_value_when_a_property_is_invalid(
             String property, String value, String expected) {
