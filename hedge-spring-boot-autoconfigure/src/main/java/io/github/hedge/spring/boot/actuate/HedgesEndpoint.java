@@ -92,8 +92,7 @@ public class HedgesEndpoint {
         } else if (delay instanceof PercentileDelay p) {
             min = p.min();
             max = p.max();
-            described = "percentile " + p.percentile() + " in [" + text(min) + ", " + text(max) + "]"
-                    + (p.budgetFeedback() ? " with budget feedback" : "");
+            described = HedgeInstanceSettings.describe(p);
         }
         return new HedgeInstanceSettings(
                 c.maxAttempts(),

@@ -1,5 +1,6 @@
 package io.github.hedge.spring.boot.autoconfigure;
 
+import io.github.hedge.core.PercentileDelay;
 import java.time.Duration;
 
 /**
@@ -36,5 +37,16 @@ public record HedgeInstanceSettings(
      */
     public static String text(Duration duration) {
         return duration == null ? null : SettingsResolver.fmt(duration);
+    }
+
+    /**
+     * @param delay an adaptive delay
+     * @return it the way {@link #delay()} writes it, e.g. {@code percentile 0.95 in [0ms, 10s]},
+     *     followed by {@code with budget feedback} when it aims at less demand while the budget
+     *     runs low
+     */
+    public static String describe(PercentileDelay delay) {
+        return "percentile " + delay.percentile() + " in [" + text(delay.min()) + ", " + text(delay.max()) + "]"
+                + (delay.budgetFeedback() ? " with budget feedback" : "");
     }
 }

@@ -2,9 +2,12 @@ package io.github.hedge.spring.boot.autoconfigure;
 
 import io.github.hedge.core.DelayPolicy;
 import io.github.hedge.core.HedgeConfig;
+import io.github.hedge.core.PercentileDelay;
+import io.github.hedge.spring.boot.autoconfigure.HedgeProperties.Instance;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.Function;
 
 /**
  * Merges one instance with {@code hedge.defaults} and checks every value against the range the core
@@ -30,61 +33,61 @@ final class SettingsResolver {
      */
     static Resolved resolve(String name, HedgeProperties.Defaults d, HedgeProperties.Instance i) {
         String own = "hedge.instances." + name + ".";
-        boolean has = i != null;
-
-        String p = has && i.getMaxAttempts() != null ? own : DEFAULTS;
-        Integer maxAttempts = has && i.getMaxAttempts() != null ? i.getMaxAttempts() : d.getMaxAttempts();
+        Picked<Integer> attempts = pick(own, i, Instance::getMaxAttempts, d.getMaxAttempts(), "max-attempts");
+        Integer maxAttempts = attempts.value();
         if (maxAttempts == null || maxAttempts < 1 || maxAttempts > HedgeConfig.MAX_ATTEMPTS_LIMIT) {
             throw new InvalidHedgePropertyException(
-                    p + "max-attempts", maxAttempts, "in [1, " + HedgeConfig.MAX_ATTEMPTS_LIMIT + "]");
+                    attempts.property(), maxAttempts, "in [1, " + HedgeConfig.MAX_ATTEMPTS_LIMIT + "]");
         }
 
-        p = has && i.getMaxExtraLoad() != null ? own : DEFAULTS;
-        Double load = has && i.getMaxExtraLoad() != null ? i.getMaxExtraLoad() : d.getMaxExtraLoad();
+        Picked<Double> extra = pick(own, i, Instance::getMaxExtraLoad, d.getMaxExtraLoad(), "max-extra-load");
+        Double load = extra.value();
         if (load == null || !(load > 0.0 && load < 1.0)) {
-            throw new InvalidHedgePropertyException(p + "max-extra-load", load, "in (0, 1)");
+            throw new InvalidHedgePropertyException(extra.property(), load, "in (0, 1)");
         }
 
-        String minP = (has && i.getMinDelay() != null ? own : DEFAULTS) + "min-delay";
-        Duration minDelay = has && i.getMinDelay() != null ? i.getMinDelay() : d.getMinDelay();
-        nonNegative(minP, minDelay);
-        String maxP = (has && i.getMaxDelay() != null ? own : DEFAULTS) + "max-delay";
-        Duration maxDelay = has && i.getMaxDelay() != null ? i.getMaxDelay() : d.getMaxDelay();
-        positive(maxP, maxDelay);
+        Picked<Duration> min = pick(own, i, Instance::getMinDelay, d.getMinDelay(), "min-delay");
+        Duration minDelay = min.value();
+        nonNegative(min.property(), minDelay);
+        Picked<Duration> max = pick(own, i, Instance::getMaxDelay, d.getMaxDelay(), "max-delay");
+        Duration maxDelay = max.value();
+        positive(max.property(), maxDelay);
         if (minDelay.compareTo(maxDelay) > 0) {
-            throw new InvalidHedgePropertyException(minP, fmt(minDelay), "<= " + maxP + " (" + fmt(maxDelay) + ")");
+            throw new InvalidHedgePropertyException(
+                    min.property(), fmt(minDelay), "<= " + max.property() + " (" + fmt(maxDelay) + ")");
         }
 
-        p = (has && i.getTimeout() != null ? own : DEFAULTS) + "timeout";
-        Duration timeout = has && i.getTimeout() != null ? i.getTimeout() : d.getTimeout();
+        Picked<Duration> deadline = pick(own, i, Instance::getTimeout, d.getTimeout(), "timeout");
+        Duration timeout = deadline.value();
         if (timeout != null) {
-            positive(p, timeout);
+            positive(deadline.property(), timeout);
         }
 
-        p = (has && i.getSlowCallThreshold() != null ? own : DEFAULTS) + "slow-call-threshold";
-        Duration slow = has && i.getSlowCallThreshold() != null ? i.getSlowCallThreshold() : d.getSlowCallThreshold();
+        Picked<Duration> slowLog =
+                pick(own, i, Instance::getSlowCallThreshold, d.getSlowCallThreshold(), "slow-call-threshold");
+        Duration slow = slowLog.value();
         if (slow != null) {
-            positive(p, slow);
+            positive(slowLog.property(), slow);
         }
 
-        p = (has && i.getSavingsWindow() != null ? own : DEFAULTS) + "savings-window";
-        Duration savingsWindow = has && i.getSavingsWindow() != null ? i.getSavingsWindow() : d.getSavingsWindow();
-        positive(p, savingsWindow);
+        Picked<Duration> savings = pick(own, i, Instance::getSavingsWindow, d.getSavingsWindow(), "savings-window");
+        positive(savings.property(), savings.value());
 
-        p = (has && i.getLoserSampling() != null ? own : DEFAULTS) + "loser-sampling";
-        Double sampling = has && i.getLoserSampling() != null ? i.getLoserSampling() : d.getLoserSampling();
+        Picked<Double> loserSampling = pick(own, i, Instance::getLoserSampling, d.getLoserSampling(), "loser-sampling");
+        Double sampling = loserSampling.value();
         if (sampling == null || !(sampling >= 0.0 && sampling <= 1.0)) {
-            throw new InvalidHedgePropertyException(p, sampling, "in [0, 1]");
+            throw new InvalidHedgePropertyException(loserSampling.property(), sampling, "in [0, 1]");
         }
 
-        Boolean idem = has && i.getIdempotent() != null ? i.getIdempotent() : d.getIdempotent();
+        Boolean idem = pick(own, i, Instance::getIdempotent, d.getIdempotent(), "idempotent")
+                .value();
         boolean idempotent = idem != null && idem;
 
         // the delay: the instance's own block if it sets any delay.*, else the defaults' block
         HedgeProperties.Delay delay;
         String delayPrefix;
         HedgeProperties.Delay fallback = null;
-        if (has && !i.getDelay().isEmpty()) {
+        if (i != null && !i.getDelay().isEmpty()) {
             delay = i.getDelay();
             delayPrefix = own + "delay.";
             fallback = d.getDelay();
@@ -157,18 +160,27 @@ final class SettingsResolver {
                 } else {
                     percentile = 1.0 - load;
                 }
-                policy = DelayPolicy.percentile(percentile)
+                PercentileDelay adaptive = DelayPolicy.percentile(percentile)
                         .min(minDelay)
                         .max(maxDelay)
                         .budgetFeedback(feedback)
                         .build();
-                description = "percentile " + percentile + " in [" + fmt(minDelay) + ", " + fmt(maxDelay) + "]"
-                        + (feedback ? " with budget feedback" : "");
+                policy = adaptive;
+                description = HedgeInstanceSettings.describe(adaptive);
                 break;
             }
         }
         HedgeInstanceSettings settings = new HedgeInstanceSettings(
-                maxAttempts, description, load, minDelay, maxDelay, timeout, idempotent, slow, savingsWindow, sampling);
+                maxAttempts,
+                description,
+                load,
+                minDelay,
+                maxDelay,
+                timeout,
+                idempotent,
+                slow,
+                savings.value(),
+                sampling);
         return new Resolved(settings, policy);
     }
 
@@ -195,6 +207,27 @@ final class SettingsResolver {
             // the checks above mirror the core's; should they ever drift, still name the instance
             throw new InvalidHedgePropertyException("hedge.instances." + name, e.getMessage(), "valid");
         }
+    }
+
+    /** A merged value and the property it came from ({@code hedge.instances.<name>.x} or {@code hedge.defaults.x}). */
+    private record Picked<T>(T value, String property) {}
+
+    /**
+     * @param own the instance's property prefix
+     * @param i the instance's block, or null for an instance that is not listed
+     * @param mine reads the instance's own value (null when unset)
+     * @param defaults the defaults block's value
+     * @param key the property's name within a block, such as {@code max-delay}
+     * @return the instance's own value when it sets one, else the defaults'
+     */
+    private static <T> Picked<T> pick(
+            String own,
+            HedgeProperties.Instance i,
+            Function<HedgeProperties.Instance, T> mine,
+            T defaults,
+            String key) {
+        T value = i == null ? null : mine.apply(i);
+        return value != null ? new Picked<>(value, own + key) : new Picked<>(defaults, DEFAULTS + key);
     }
 
     private static void nonNegative(String property, Duration value) {
