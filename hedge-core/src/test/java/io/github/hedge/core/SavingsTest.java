@@ -81,6 +81,34 @@ class SavingsTest {
         assertThat(s.unhedgedEstimate().count()).isEqualTo(calls);
         assertThat(s.extraLoad()).isBetween(0.03, 0.05 * 1.05);
         assertThat(s.toString()).contains("p99 ").contains("extra");
+        // the p99 estimate rests on thousands of answered primaries, p99.9 on a handful: the
+        // savings say which is which, and the summary line marks the rough one with ~
+        assertThat(s.supportedPercentiles()).containsExactly(0.5, 0.9, 0.95, 0.99);
+        assertThat(s.isEstimateSupported(0.999)).isFalse();
+        assertThat(s.toString()).contains("p99.9 ~").doesNotContain("p99 ~");
+    }
+
+    @Test
+    void should_mark_a_percentile_unsupported_when_it_falls_between_two_modes() {
+        // 5% of calls take 30 ms, the rest 1 ms: p95 sits on the edge of the slow mode, where a few
+        // per cent of error in the estimated slow share moves it from 1 ms to 30 ms; p99 and p99.9
+        // lie inside the slow mode, which every hedge-won call's cancelled primary hides
+        Run r = run(100_000, 7, 0, rnd -> rnd.nextDouble() < 0.05 ? 30 : 1);
+        HedgeSavings s = r.savings();
+
+        assertThat(s.isEstimateSupported(0.95)).isFalse();
+        assertThat(s.isEstimateSupported(0.5)).isTrue();
+        for (double p : s.supportedPercentiles()) {
+            assertThat((double) valueAt(s.unhedgedEstimate(), p))
+                    .as("supported p%s", p)
+                    .isCloseTo(r.truePercentileNanos(p), withinPercentage(10));
+        }
+    }
+
+    private static long valueAt(LatencySummary l, double p) {
+        return p == 0.5
+                ? l.p50Nanos()
+                : p == 0.9 ? l.p90Nanos() : p == 0.95 ? l.p95Nanos() : p == 0.99 ? l.p99Nanos() : l.p999Nanos();
     }
 
     @Test
@@ -94,6 +122,9 @@ class SavingsTest {
                 .isCloseTo(r.truePercentileNanos(0.999), withinPercentage(10));
         assertThat(s.censoredPrimaries()).isPositive(); // half the beaten primaries were cancelled
         assertThat(s.hedged().p999Nanos()).isLessThan((long) (0.5 * r.truePercentileNanos(0.999)));
+        // p99.9 of so steep a tail from 300,000 calls: its 95% interval reaches past +-10% of the
+        // estimate, so the savings call it rough even though this estimate lands within a tenth
+        assertThat(s.supportedPercentiles()).containsExactly(0.5, 0.9, 0.95, 0.99);
     }
 
     @Test
@@ -153,6 +184,7 @@ class SavingsTest {
         assertThat(s.hedged()).isEqualTo(LatencySummary.EMPTY);
         assertThat(s.unhedgedEstimate()).isEqualTo(LatencySummary.EMPTY);
         assertThat(s.extraLoad()).isZero();
-        assertThat(s.toString()).contains("n/a");
+        assertThat(s.supportedPercentiles()).isEmpty();
+        assertThat(s.toString()).contains("n/a").doesNotContain("~");
     }
 }

@@ -164,8 +164,11 @@ public final class SweepSim {
                     .field("p999", Percentiles.round(r.estimatedUnhedged[1]))
                     .field("p99_over_true", Percentiles.round(r.estimatedUnhedged[0] / u.at(0.99)))
                     .field("p999_over_true", Percentiles.round(r.estimatedUnhedged[1] / u.at(0.999)))
+                    .field("p99_supported", r.estimateSupported[0])
+                    .field("p999_supported", r.estimateSupported[1])
                     .endObject();
-            summary.addEstimate(c, r.estimatedUnhedged[0] / u.at(0.99), r.estimatedUnhedged[1] / u.at(0.999));
+            summary.addEstimate(
+                    c, r.estimatedUnhedged[0] / u.at(0.99), r.estimatedUnhedged[1] / u.at(0.999), r.estimateSupported);
         }
         j.field("hedged_p999_over_oracle", Percentiles.round(h999))
                 .field("hedged_p9999_over_oracle", Percentiles.round(h9999))
@@ -195,6 +198,10 @@ public final class SweepSim {
         private String worstDeniedCell = "";
         private double worstEstimate = 0;
         private String worstEstimateCell = "";
+        private double worstSupportedEstimate = 0;
+        private String worstSupportedEstimateCell = "";
+        private int unsupportedP99;
+        private int unsupportedP999;
         private double worstAttemptTime = 0;
         private String worstAttemptTimeCell = "";
 
@@ -246,12 +253,34 @@ public final class SweepSim {
             }
         }
 
-        void addEstimate(TailSim.Config c, double p99Ratio, double p999Ratio) {
+        /**
+         * @param supported whether the executor marked its p99 and p99.9 estimates as supported by
+         *     its data: the summary also reports the worst error among supported estimates, and in
+         *     how many cells it marked p99 and p99.9 unsupported
+         */
+        void addEstimate(TailSim.Config c, double p99Ratio, double p999Ratio, boolean[] supported) {
             String id = c.dist.spec() + " b=" + c.budget;
             double err = Math.max(Math.abs(p99Ratio - 1), Math.abs(p999Ratio - 1));
             if (c.budget >= 0.01 && err > worstEstimate) {
                 worstEstimate = err;
                 worstEstimateCell = id;
+            }
+            if (c.budget >= 0.01) {
+                double supportedErr = 0;
+                if (supported[0]) {
+                    supportedErr = Math.abs(p99Ratio - 1);
+                } else {
+                    unsupportedP99++;
+                }
+                if (supported[1]) {
+                    supportedErr = Math.max(supportedErr, Math.abs(p999Ratio - 1));
+                } else {
+                    unsupportedP999++;
+                }
+                if (supportedErr > worstSupportedEstimate) {
+                    worstSupportedEstimate = supportedErr;
+                    worstSupportedEstimateCell = id;
+                }
             }
             if (c.budget >= 0.01 && err > 0.10) {
                 failures.add(id + ": unhedged estimate off by " + Percentiles.round(err));
@@ -272,6 +301,10 @@ public final class SweepSim {
                     .field("worst_denied_cell", worstDeniedCell)
                     .field("worst_unhedged_estimate_error", Percentiles.round(worstEstimate))
                     .field("worst_unhedged_estimate_cell", worstEstimateCell)
+                    .field("worst_supported_estimate_error", Percentiles.round(worstSupportedEstimate))
+                    .field("worst_supported_estimate_cell", worstSupportedEstimateCell)
+                    .field("cells_p99_estimate_unsupported", unsupportedP99)
+                    .field("cells_p999_estimate_unsupported", unsupportedP999)
                     .field("worst_attempt_time_over_unhedged", Percentiles.round5(worstAttemptTime))
                     .field("worst_attempt_time_cell", worstAttemptTimeCell)
                     .field("failures", failures.size());

@@ -87,6 +87,9 @@ public final class TailSim {
         /** primaries the estimate holds only as lower bounds (cancelled before they answered) */
         public long censoredPrimaries;
 
+        /** {@code HedgeSavings.isEstimateSupported} at p99 and p99.9 */
+        public boolean[] estimateSupported;
+
         /** hedges sent (hedged, fixed) */
         final long hedgedSent;
 
@@ -206,6 +209,7 @@ public final class TailSim {
                 saved.unhedgedEstimate().p999Nanos() / 1e6
             };
             r.censoredPrimaries = saved.censoredPrimaries();
+            r.estimateSupported = new boolean[] {saved.isEstimateSupported(0.99), saved.isEstimateSupported(0.999)};
         }
         return r;
     }
@@ -271,6 +275,8 @@ public final class TailSim {
                     .field("p99_over_true", Percentiles.round(r.estimatedUnhedged[0] / u.at(0.99)))
                     .field("p999_over_true", Percentiles.round(r.estimatedUnhedged[1] / u.at(0.999)))
                     .field("censored_primaries", r.censoredPrimaries)
+                    .field("p99_supported", r.estimateSupported[0])
+                    .field("p999_supported", r.estimateSupported[1])
                     .endObject();
         }
         return j.endObject().toString();

@@ -5,6 +5,9 @@ import io.github.hedge.core.HedgeStats;
 import io.github.hedge.core.LatencySummary;
 import io.github.hedge.core.spi.Ticker;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
 import java.util.concurrent.locks.ReentrantLock;
 
 /**
@@ -24,6 +27,10 @@ public final class Savings {
     private static final long MIN_SAMPLES = 10_000;
     private static final int B = LogLinearBuckets.BUCKET_COUNT;
     private static final double[] PS = {0.5, 0.9, 0.95, 0.99, 0.999};
+    /** Standard errors either side of a percentile's survival for its confidence interval. */
+    static final double Z = 2;
+    /** How far (relative) the interval may reach from the estimate for it to count as supported. */
+    static final double MAX_SPREAD = 0.1;
 
     private final Ticker ticker;
     private final long refreshNanos;
@@ -42,6 +49,7 @@ public final class Savings {
     private long callsVersion = -1;
     private LatencySummary primariesSummary = LatencySummary.EMPTY;
     private LatencySummary callsSummary = LatencySummary.EMPTY;
+    private List<Double> supported = List.of();
 
     /**
      * @param ticker the executor's time source
@@ -103,13 +111,14 @@ public final class Savings {
             refreshIfDue();
             if (primaries.version() != primariesVersion) {
                 primariesSummary = summary(primaries);
+                supported = supported(primaries);
                 primariesVersion = primaries.version();
             }
             if (calls.version() != callsVersion) {
                 callsSummary = summary(calls);
                 callsVersion = calls.version();
             }
-            return new HedgeSavings(callsSummary, primariesSummary, primaries.censored(), extra);
+            return new HedgeSavings(callsSummary, primariesSummary, primaries.censored(), extra, supported);
         } finally {
             lock.unlock();
         }
@@ -143,6 +152,52 @@ public final class Savings {
         }
         primariesOnly.drainTo(collector);
         primaries.advance(intervals, collector.takeSlice());
+    }
+
+    /**
+     * The percentiles of {@link #PS} whose estimate is supported, ascending. A percentile p is
+     * supported when the Kaplan–Meier estimate reaches it and its approximate 95%
+     * confidence interval, the values where the estimated survival is {@code (1 - p) (1 ± Z r)}
+     * (r the relative standard error there, {@link SlidingBucketWindow#valuesAt(double[], long[],
+     * long[], double[])}), lies within {@link #MAX_SPREAD} of the estimate. Both a thin tail (r
+     * large: the interval reaches past the data) and a flat stretch of the distribution (a gap
+     * between two modes, where a small error in the survival moves the percentile far) fail it.
+     */
+    static List<Double> supported(SlidingBucketWindow w) {
+        if (w.total() == 0) {
+            return List.of();
+        }
+        int n = PS.length;
+        long[] values = new long[n];
+        double[] errors = new double[n];
+        w.valuesAt(PS, values, null, errors);
+        double[] bounds = new double[2 * n];
+        boolean[] bounded = new boolean[n];
+        for (int j = 0; j < n; j++) {
+            double spread = Z * errors[j] * (1 - PS[j]); // infinite where the estimate is unreached
+            bounded[j] = spread < 1 - PS[j] && PS[j] + spread < 1;
+            bounds[2 * j] = bounded[j] ? PS[j] - spread : PS[j];
+            bounds[2 * j + 1] = bounded[j] ? PS[j] + spread : PS[j];
+        }
+        double[] sorted = bounds.clone();
+        Arrays.sort(sorted);
+        long[] sortedValues = new long[2 * n];
+        double[] sortedErrors = new double[2 * n];
+        w.valuesAt(sorted, sortedValues, null, sortedErrors);
+        List<Double> supported = new ArrayList<>(n);
+        for (int j = 0; j < n; j++) {
+            if (!bounded[j]) {
+                continue;
+            }
+            int lo = Arrays.binarySearch(sorted, bounds[2 * j]);
+            int hi = Arrays.binarySearch(sorted, bounds[2 * j + 1]);
+            if (Double.isFinite(sortedErrors[hi]) // else the upper bound lies beyond the data
+                    && sortedValues[hi] <= (1 + MAX_SPREAD) * values[j]
+                    && sortedValues[lo] >= (1 - MAX_SPREAD) * values[j]) {
+                supported.add(PS[j]);
+            }
+        }
+        return List.copyOf(supported);
     }
 
     private static LatencySummary summary(SlidingBucketWindow w) {

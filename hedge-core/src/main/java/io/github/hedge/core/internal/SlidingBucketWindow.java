@@ -238,7 +238,25 @@ public final class SlidingBucketWindow {
      *     negative), or {@code null}
      */
     public void valuesAt(double[] sortedPs, long[] out, long[] excludedCensored) {
+        valuesAt(sortedPs, out, excludedCensored, null);
+    }
+
+    /**
+     * {@link #valuesAt(double[], long[], long[])}, and how well the data place each percentile.
+     *
+     * @param relativeErrors {@code null}, or receives at the same positions the relative standard
+     *     error of the estimated survival {@code 1 - p} at the percentile's bucket (Greenwood's
+     *     formula; without censored samples {@code sqrt((1 - S) / (n S))}, S the empirical survival
+     *     there): 0.1 means about 100 uncensored samples' worth beyond it. Where the survival
+     *     reaches 0 (every sample still at risk answers in one bucket) that bucket adds {@code 1 /
+     *     n}, n the samples at risk. Infinite where the estimate does not reach the percentile or,
+     *     without censored samples, no sample lies beyond it.
+     */
+    public void valuesAt(double[] sortedPs, long[] out, long[] excludedCensored, double[] relativeErrors) {
         int n = sortedPs.length;
+        if (relativeErrors != null) {
+            Arrays.fill(relativeErrors, 0, n, Double.POSITIVE_INFINITY);
+        }
         if (events == 0) {
             Arrays.fill(out, 0, n, -1L);
             return;
@@ -254,6 +272,9 @@ public final class SlidingBucketWindow {
                 }
                 cumulative += c;
                 while (cumulative >= rank) {
+                    if (relativeErrors != null) {
+                        relativeErrors[j] = uncensoredRelativeError(cumulative - c, cumulative, events);
+                    }
                     out[j++] = LogLinearBuckets.highestValue(i);
                     if (j == n) {
                         return;
@@ -267,13 +288,21 @@ public final class SlidingBucketWindow {
                 atRisk += censoredAt(i, excludedCensored);
             }
             double survival = 1.0;
+            double greenwood = 0; // sum of d / (atRisk (atRisk - d)): relative variance of survival
             for (int i = 0; i <= highestIndex && j < n; i++) {
                 long d = counts[i];
                 long c = censoredAt(i, excludedCensored);
                 if (d > 0) {
                     survival *= 1.0 - (double) d / atRisk;
+                    // where every sample still at risk answers in this bucket (survival reaches 0), its
+                    // term is 1 / atRisk: an atom of many samples places its percentiles well, one
+                    // last sample does not
+                    greenwood += d < atRisk ? (double) d / ((double) atRisk * (atRisk - d)) : 1.0 / atRisk;
                     double cdf = 1.0 - survival;
                     while (j < n && cdf >= sortedPs[j] - 1e-12) {
+                        if (relativeErrors != null) {
+                            relativeErrors[j] = Math.sqrt(greenwood);
+                        }
                         out[j++] = LogLinearBuckets.highestValue(i);
                     }
                 }
@@ -284,6 +313,21 @@ public final class SlidingBucketWindow {
         while (j < n) {
             out[j++] = top;
         }
+    }
+
+    /**
+     * Greenwood's relative standard error without censoring, at a bucket holding samples {@code
+     * (below, upTo]} of {@code n}: {@code sqrt((1 - S) / (n S))}, S the survival after the bucket;
+     * for the top bucket (S = 0), the value before it plus {@code 1 / n_at_risk}, as in the
+     * censored case.
+     */
+    private static double uncensoredRelativeError(long below, long upTo, long n) {
+        if (upTo < n) {
+            double survival = (double) (n - upTo) / n;
+            return Math.sqrt((1 - survival) / (n * survival));
+        }
+        double before = (double) (n - below) / n;
+        return Math.sqrt((2 - before) / (n * before));
     }
 
     private long censoredAt(int i, long[] excluded) {

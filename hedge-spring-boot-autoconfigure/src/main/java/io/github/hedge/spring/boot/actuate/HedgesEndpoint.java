@@ -13,6 +13,7 @@ import io.github.hedge.spring.boot.autoconfigure.HedgeInstances;
 import io.github.hedge.spring.boot.autoconfigure.InvalidHedgePropertyException;
 import java.time.Duration;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import org.springframework.boot.actuate.endpoint.InvalidEndpointRequestException;
@@ -212,6 +213,7 @@ public class HedgesEndpoint {
                 ms(u.p99Nanos()),
                 ms(u.p999Nanos()),
                 s.censoredPrimaries(),
+                s.supportedPercentiles(),
                 s.extraLoad(),
                 s.toString());
     }
@@ -268,6 +270,8 @@ public class HedgesEndpoint {
      * @param unhedgedP999Ms estimated 99.9th percentile without hedging (a lower bound where every
      *     primary that slow was cancelled)
      * @param censoredPrimaries primaries in the window cancelled before they answered
+     * @param supportedPercentiles the percentiles whose unhedged estimate the data support ({@link
+     *     HedgeSavings#supportedPercentiles()}); read the others as rough figures
      * @param extraLoad hedges sent per call since the executor was built
      * @param summary one line, e.g. {@code p99 412.0 ms -> 38.0 ms, ... for 4.8% extra}
      */
@@ -280,6 +284,7 @@ public class HedgesEndpoint {
             Double unhedgedP99Ms,
             Double unhedgedP999Ms,
             long censoredPrimaries,
+            List<Double> supportedPercentiles,
             double extraLoad,
             String summary) {}
 
