@@ -110,12 +110,17 @@ public final class Savings {
         try {
             refreshIfDue();
             if (primaries.version() != primariesVersion) {
-                primariesSummary = summary(primaries);
-                supported = supported(primaries);
+                long[] values = new long[PS.length];
+                double[] errors = new double[PS.length];
+                primaries.valuesAt(PS, values, null, errors);
+                primariesSummary = summary(primaries, values);
+                supported = supported(primaries, values, errors);
                 primariesVersion = primaries.version();
             }
             if (calls.version() != callsVersion) {
-                callsSummary = summary(calls);
+                long[] values = new long[PS.length];
+                calls.valuesAt(PS, values);
+                callsSummary = summary(calls, values);
                 callsVersion = calls.version();
             }
             return new HedgeSavings(callsSummary, primariesSummary, primaries.censored(), extra, supported);
@@ -155,27 +160,25 @@ public final class Savings {
     }
 
     /**
-     * The percentiles of {@link #PS} whose estimate is supported, ascending. A percentile p is
-     * supported when the Kaplan–Meier estimate reaches it and its approximate 95%
+     * The percentiles of {@link #PS} whose estimate is supported, ascending, given the window's
+     * values and relative errors at {@link #PS}. A percentile p is supported when the Kaplan–Meier estimate reaches it and its approximate 95%
      * confidence interval, the values where the estimated survival is {@code (1 - p) (1 ± Z r)}
      * (r the relative standard error there, {@link SlidingBucketWindow#valuesAt(double[], long[],
      * long[], double[])}), lies within {@link #MAX_SPREAD} of the estimate. Both a thin tail (r
      * large: the interval reaches past the data) and a flat stretch of the distribution (a gap
      * between two modes, where a small error in the survival moves the percentile far) fail it.
      */
-    static List<Double> supported(SlidingBucketWindow w) {
+    static List<Double> supported(SlidingBucketWindow w, long[] values, double[] errors) {
         if (w.total() == 0) {
             return List.of();
         }
         int n = PS.length;
-        long[] values = new long[n];
-        double[] errors = new double[n];
-        w.valuesAt(PS, values, null, errors);
         double[] bounds = new double[2 * n];
         boolean[] bounded = new boolean[n];
         for (int j = 0; j < n; j++) {
             double spread = Z * errors[j] * (1 - PS[j]); // infinite where the estimate is unreached
-            bounded[j] = spread < 1 - PS[j] && PS[j] + spread < 1;
+            // below 1 - p: both bounds lie in (0, 1), since every p of PS is at least 0.5
+            bounded[j] = PS[j] + spread < 1;
             bounds[2 * j] = bounded[j] ? PS[j] - spread : PS[j];
             bounds[2 * j + 1] = bounded[j] ? PS[j] + spread : PS[j];
         }
@@ -200,13 +203,12 @@ public final class Savings {
         return List.copyOf(supported);
     }
 
-    private static LatencySummary summary(SlidingBucketWindow w) {
+    /** @param values the window's values at {@link #PS} */
+    private static LatencySummary summary(SlidingBucketWindow w, long[] values) {
         long count = w.total();
         if (count == 0) {
             return LatencySummary.EMPTY;
         }
-        long[] values = new long[PS.length];
-        w.valuesAt(PS, values);
         if (values[0] < 0) {
             return LatencySummary.EMPTY;
         }
