@@ -90,10 +90,15 @@ import java.util.function.ToLongFunction;
  *   <tr><td>{@code hedge.latency.unhedged.estimated}</td><td>time gauge, seconds</td>
  *       <td>{@code percentile}: 0.5|0.99|0.999</td><td>{@code executor.savings().unhedgedEstimate()}:
  *       what the same calls would have taken without hedging ({@link HedgeSavings})</td></tr>
+ *   <tr><td>{@code hedge.latency.unhedged.supported}</td><td>gauge, 1 or 0</td>
+ *       <td>{@code percentile}: 0.5|0.99|0.999</td><td>1 when the data support that percentile's
+ *       estimate ({@link HedgeSavings#isEstimateSupported(double)}: its approximate 95% interval lies
+ *       within 10% of it), 0 when the estimate is rough or there is none; plot the estimate where
+ *       this is 1</td></tr>
  * </table>
  *
  * <p>The gauges exist only when bound to an executor ({@link #of(HedgedExecutor)}) or when
- * {@link Builder#gauges} supplied their sources (the two latency gauges only for an executor, unless {@link Builder#savingsGauges} is off). The counters from {@link CallCompleted} are
+ * {@link Builder#gauges} supplied their sources (the savings gauges only for an executor, unless {@link Builder#savingsGauges} is off). The counters from {@link CallCompleted} are
  * enough on their own: {@code hedge.attempts{kind=hedge}} counts hedges sent and {@code
  * hedge.attempts{kind=hedge,outcome=won}} hedges won, also for adapters that publish nothing but
  * {@link CallCompleted}; {@code hedge.hedges.sent} and {@code hedge.hedges.won} count the
@@ -464,8 +469,8 @@ public final class HedgeMetrics implements MeterBinder, AutoCloseable {
         }
     }
 
-    /** Percentiles of {@link HedgeSavings} as time gauges, tagged {@code percentile}. */
-    private static final String[] SAVINGS_PERCENTILES = {"0.5", "0.99", "0.999"};
+    /** Percentiles of {@link HedgeSavings} as time gauges, and whether each estimate is supported, tagged {@code percentile}. */
+    private static final double[] SAVINGS_PERCENTILES = {0.5, 0.99, 0.999};
 
     private static long savingsValue(LatencySummary s, int i) {
         long v = i == 0 ? s.p50Nanos() : i == 1 ? s.p99Nanos() : s.p999Nanos();
@@ -475,13 +480,15 @@ public final class HedgeMetrics implements MeterBinder, AutoCloseable {
     static void registerSavings(HedgeMetrics outer, HedgeMetrics.Binding b, HedgedExecutor executor) {
         for (int i = 0; i < SAVINGS_PERCENTILES.length; i++) {
             int k = i;
+            double p = SAVINGS_PERCENTILES[i];
+            String tag = Double.toString(p); // 0.5, 0.99, 0.999
             b.track(TimeGauge.builder(outer.meterName("latency.hedged"), executor, TimeUnit.NANOSECONDS, x -> {
                         long v = savingsValue(x.savings().hedged(), k);
                         return v < 0 ? Double.NaN : v;
                     })
                     .description("latency of successful calls over the savings window (HedgedExecutor.savings())")
                     .tags(outer.commonTags)
-                    .tag("percentile", SAVINGS_PERCENTILES[i])
+                    .tag("percentile", tag)
                     .register(b.registry));
             b.track(TimeGauge.builder(
                             outer.meterName("latency.unhedged.estimated"), executor, TimeUnit.NANOSECONDS, x -> {
@@ -491,7 +498,16 @@ public final class HedgeMetrics implements MeterBinder, AutoCloseable {
                     .description("estimated latency of the same calls without hedging (cancelled primaries as"
                             + " lower bounds, Kaplan-Meier); see HedgedExecutor.savings()")
                     .tags(outer.commonTags)
-                    .tag("percentile", SAVINGS_PERCENTILES[i])
+                    .tag("percentile", tag)
+                    .register(b.registry));
+            b.track(Gauge.builder(
+                            outer.meterName("latency.unhedged.supported"),
+                            executor,
+                            x -> x.savings().isEstimateSupported(p) ? 1 : 0)
+                    .description("1 when the data support the unhedged estimate at this percentile (its"
+                            + " approximate 95% interval within 10% of it), else 0; see HedgeSavings")
+                    .tags(outer.commonTags)
+                    .tag("percentile", tag)
                     .register(b.registry));
         }
     }
@@ -625,9 +641,9 @@ public final class HedgeMetrics implements MeterBinder, AutoCloseable {
 
         /**
          * @param enabled whether to publish {@link HedgedExecutor#savings()} as {@code
-         *     hedge.latency.hedged} and {@code hedge.latency.unhedged.estimated} time gauges tagged
-         *     {@code percentile} (0.5, 0.99, 0.999); only for a binder built from an executor; on by
-         *     default
+         *     hedge.latency.hedged} and {@code hedge.latency.unhedged.estimated} time gauges and the
+         *     {@code hedge.latency.unhedged.supported} gauge, tagged {@code percentile} (0.5, 0.99,
+         *     0.999); only for a binder built from an executor; on by default
          * @return this builder
          */
         public Builder savingsGauges(boolean enabled) {

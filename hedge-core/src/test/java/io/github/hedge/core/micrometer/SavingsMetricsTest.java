@@ -17,7 +17,7 @@ import org.junit.jupiter.api.Test;
 class SavingsMetricsTest {
 
     @Test
-    void should_publish_hedged_and_estimated_unhedged_latency_when_bound_to_an_executor() {
+    void should_publish_hedged_and_estimated_unhedged_latency_and_its_support_when_bound_to_an_executor() {
         VirtualTimeScheduler time = new VirtualTimeScheduler();
         HedgedExecutor ex = HedgedExecutor.of(
                 "orders",
@@ -64,6 +64,17 @@ class SavingsMetricsTest {
                     .value(TimeUnit.MILLISECONDS);
             assertThat(unhedgedP50).isBetween(4.9, 5.1);
             assertThat(ex.savings().censoredPrimaries()).isEqualTo(100);
+            // ... and marks it: the p99 estimate is only a lower bound, the p50 one is measured
+            assertThat(supported(registry, "0.99")).isZero();
+            assertThat(supported(registry, "0.5")).isEqualTo(1.0);
         }
+    }
+
+    private static double supported(SimpleMeterRegistry registry, String percentile) {
+        return registry.get("hedge.latency.unhedged.supported")
+                .tag("name", "orders")
+                .tag("percentile", percentile)
+                .gauge()
+                .value();
     }
 }
