@@ -37,7 +37,7 @@ public enum HedgeDriverOption implements DriverOption {
     /**
      * Whether a new session hedges before the percentile has its first estimate (boolean, default
      * true; {@code percentile} delay kind only): at 4 times the median node's latency so far (at
-     * least 4 ms, at most {@code max-delay}), with the budget's burst (20 tokens) as starting
+     * least 4 ms, at most {@code max-delay}), with 20 budget tokens as starting
      * credit. Needs {@link HedgeLoadBalancingPolicy}, which measures the nodes.
      */
     WARM_UP("advanced.speculative-execution-policy.hedge.warm-up"),

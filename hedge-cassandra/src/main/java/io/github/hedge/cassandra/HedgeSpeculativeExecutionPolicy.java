@@ -152,7 +152,7 @@ public class HedgeSpeculativeExecutionPolicy implements SpeculativeExecutionPoli
         HedgeBudget.Builder budgetBuilder =
                 HedgeBudget.builder().ratio(extraLoad).window(window);
         if (warmUp) {
-            budgetBuilder.initialTokens(HedgeBudget.Builder.DEFAULT_MIN_BURST); // the warm-up's hedges
+            budgetBuilder.initialTokens(WarmupDelay.INITIAL_TOKENS); // the warm-up's hedges
         }
         this.budget = budgetBuilder.build();
         this.tracker = LatencyTracker.builder().window(window).build();

@@ -210,7 +210,7 @@ public final class HedgedCqlSession implements CqlSession {
      * cannot (they need the session's latency scores): until the percentile has its first estimate
      * (100 samples, published at the tracker's next 1 s refresh) the delay is 4 times the median
      * node's latency so far (at least 4 ms; the same test as a stall's), and the budget starts with
-     * its 20 tokens of burst ({@link HedgeBudget.Builder#initialTokens(double)}). A new session then
+     * 20 tokens ({@link HedgeBudget.Builder#initialTokens(double)}). A new session then
      * hedges its first calls around a slow replica instead of waiting on it (hedge-benchmarks'
      * {@code SeedScenario}), with or without latency-aware ordering. With this method's
      * configuration there is no hedging before the first estimate.
@@ -241,7 +241,7 @@ public final class HedgedCqlSession implements CqlSession {
             delay.fallback(new WarmupDelay(scores));
             config.budget(HedgeBudget.builder()
                     .ratio(0.05)
-                    .initialTokens(HedgeBudget.Builder.DEFAULT_MIN_BURST)
+                    .initialTokens(WarmupDelay.INITIAL_TOKENS)
                     .build());
         } else {
             config.budgetRatio(0.05);

@@ -33,7 +33,7 @@ import java.util.concurrent.atomic.LongAdder;
  * and the bound is tight (a caller that wants a hedge on every call reaches it). With the default
  * {@code burst} of 0.25 and a steady rate, an interval of one window's length therefore holds at
  * most 1.25 times the ratio, however the calls that want a hedge bunch up, as long as {@code 0.25 *
- * ratio * primariesInWindow} is at least {@code minBurst} (default 20 tokens: at 5% and 1,000
+ * ratio * primariesInWindow} is at least {@code minBurst} (default 75 tokens: at 5% and 1,000
  * calls/s the burst is 375 tokens); below that, at most {@code ratio + minBurst / primaries(I)}.
  * The worst case of a sliding window is 2 times, one window's worth spent at each of its ends. In the
  * long run, hedges never exceed {@code ratio * primaries + cap}, at any rate: 5% holds at 1 call
@@ -478,7 +478,7 @@ public final class HedgeBudget {
      */
     public static final class Builder {
         /** The default {@link #minBurst(double)}. */
-        public static final double DEFAULT_MIN_BURST = 20;
+        public static final double DEFAULT_MIN_BURST = 75;
 
         private double ratio = 0.05;
         // 30 s, like the latency tracker's window: hedge demand at a (1 - ratio) delay uses the
@@ -534,7 +534,14 @@ public final class HedgeBudget {
          *     #DEFAULT_MIN_BURST}): at a small ratio or a low rate, {@code burst * ratio *
          *     primariesInWindow} is a handful of tokens, too few to absorb the random fluctuations
          *     of demand, so the budget would deny the slow calls hedging is for. Tokens still come
-         *     only from primaries; this only lets more of them be saved
+         *     only from primaries; this only lets more of them be saved. Why 75: demand for hedges
+         *     fluctuates in whole hedges, whatever the rate; over the smallest window an adaptive
+         *     delay estimates from (100 samples beyond its percentile) it varies by about 14 (the
+         *     count's own noise and the estimate's), and 75 is about five times that. With the
+         *     former default of 20, hedge-benchmarks' sweep at 100 calls/s and a 1% budget had
+         *     hedged p99.9 up to 1.081x the oracle; with 75, at most 1.052x (at 1,000 calls/s,
+         *     where the burst is about 75 tokens anyway: 1.039x and 1.042x; see {@code
+         *     docs/benchmarks.md} section 2.6)
          * @return this builder
          */
         public Builder minBurst(double minBurst) {

@@ -13,8 +13,9 @@ import java.util.Objects;
  * p99, 5,000 for p99.9; fewer barely tell it from the largest sample), the percentile is not trusted
  * and the {@code fallback} policy decides; the default fallback is {@link DelayPolicy#never()}: no
  * hedging before the first estimate (as Finagle). At low rates the window's maximum age limits the
- * samples (the executor's own tracker keeps 10 minutes: 600 samples at 1 call/s, enough for p99 but
- * not for p99.9; pass a tracker with a longer {@link LatencyTracker.Builder#maxWindowAge} for that).
+ * samples (the executor's own tracker keeps up to an hour: 3,600 samples at 1 call/s, enough for
+ * p99 but not for p99.9; a tracker built with {@link LatencyTracker#builder()} keeps 10 minutes
+ * unless given a longer {@link LatencyTracker.Builder#maxWindowAge}).
  *
  * <p><b>No ratchet.</b> The tracker must be fed each attempt's own latency (the executor does:
  * winners, late successes and the elapsed time of cancelled losers), never the hedged end-to-end

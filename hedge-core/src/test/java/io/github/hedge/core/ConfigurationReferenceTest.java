@@ -166,7 +166,8 @@ class ConfigurationReferenceTest {
                             LatencyTracker own = executor(DEFAULTS).latencyTracker();
                             assertThat(own.window()).isEqualTo(TRACKER.window());
                             assertThat(own.refreshInterval()).isEqualTo(TRACKER.refreshInterval());
-                            assertThat(own.maxWindowAge()).isEqualTo(TRACKER.maxWindowAge());
+                            assertThat(text).contains("`maxWindowAge`: 1 h");
+                            assertThat(own.maxWindowAge()).isEqualTo(Duration.ofHours(1));
                             assertThat(own.maxTargets()).isEqualTo(TRACKER.maxTargets());
                             // 100 / (1 - p) within [1000, 100000]
                             assertThat(text).contains("`100 / (1 - p)` within [1000, 100000]");

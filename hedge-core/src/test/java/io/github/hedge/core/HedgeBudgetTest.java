@@ -209,7 +209,9 @@ class HedgeBudgetTest {
 
     @Test
     void should_save_at_most_the_burst_when_no_call_wants_a_hedge() {
-        HedgeBudget budget = virtual().ratio(0.1).window(Duration.ofSeconds(10)).build();
+        // minBurst 1, so the fraction (burst) sets the cap rather than the floor
+        HedgeBudget budget =
+                virtual().ratio(0.1).window(Duration.ofSeconds(10)).minBurst(1).build();
         for (int i = 0; i < 1000; i++) {
             budget.recordPrimary();
         }

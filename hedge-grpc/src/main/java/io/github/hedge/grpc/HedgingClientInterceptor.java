@@ -113,10 +113,11 @@ public final class HedgingClientInterceptor implements ClientInterceptor {
     public static final Duration DEFAULT_WARMUP_MIN_DELAY = Duration.ofMillis(4);
 
     /**
-     * Tokens the budget the interceptor builds starts with while the warm-up is on: the default
-     * {@link HedgeBudget.Builder#DEFAULT_MIN_BURST burst}, 20.
+     * Tokens the budget the interceptor builds starts with while the warm-up is on: 20, so a new
+     * channel hedges at most 20 calls before its primaries have paid for them (fewer than the
+     * {@link HedgeBudget.Builder#DEFAULT_MIN_BURST burst} the bucket may save later).
      */
-    public static final double WARMUP_INITIAL_TOKENS = HedgeBudget.Builder.DEFAULT_MIN_BURST;
+    public static final double WARMUP_INITIAL_TOKENS = 20;
 
     private final HedgeConfig defaults;
     private final HedgeBudget budget;

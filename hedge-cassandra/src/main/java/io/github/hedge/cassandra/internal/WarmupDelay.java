@@ -10,6 +10,12 @@ import io.github.hedge.core.DelayPolicy;
  * minSamples}). Thread-safe: reads the scores only.
  */
 public final class WarmupDelay implements DelayPolicy {
+    /**
+     * Tokens a warming-up budget starts with: a new session hedges at most 20 calls before its
+     * primaries have paid for them (fewer than the budget's default burst, which it may save later).
+     */
+    public static final double INITIAL_TOKENS = 20;
+
     private final LatencyScores<?> scores;
 
     /** @param scores the session's latency scores */
