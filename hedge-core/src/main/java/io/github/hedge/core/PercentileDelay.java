@@ -58,7 +58,7 @@ public final class PercentileDelay implements DelayPolicy {
     private final long[] needed;
 
     /** Shares of the budget's cap at or above which the feedback aims at {@link #AIM_FACTORS}[i]. */
-    private static final double[] AIM_FILL = {0.25, 0.125, 0.0625, 0};
+    private static final double[] AIM_FILL = {0.125, 0.0625, 0.03125, 0};
     /** The share of {@code 1 - percentile} aimed at, per step. */
     private static final double[] AIM_FACTORS = {1.0, 0.8, 0.6, 0.4};
     /**
@@ -172,14 +172,17 @@ public final class PercentileDelay implements DelayPolicy {
     }
 
     /**
-     * How many samples a latency window should keep for this percentile to be estimated well: 100
-     * beyond it, {@code 100 / (1 - p)}, within [1,000, 100,000]. The executor's own tracker keeps
-     * that many ({@link LatencyTracker.Builder#minWindowSamples(long)}).
+     * How many samples a latency window should keep for this percentile to be estimated well: 300
+     * beyond it, {@code 300 / (1 - p)}, within [1,000, 300,000]. The executor's own tracker keeps
+     * that many ({@link LatencyTracker.Builder#minWindowSamples(long)}). Why 300: on a steep tail
+     * the hedged p99.9 moves almost one for one with the delay, so the delay's own sampling error
+     * shows; with 100, hedge-benchmarks' sweep had {@code lognormal:0,2} at a 1% budget at up to
+     * 1.062x the oracle's p99.9 (seed 4), with 300 at most 1.045x (docs/benchmarks.md 2.6).
      *
      * @return samples
      */
     public long windowSamples() {
-        return (long) Math.max(1_000, Math.min(100_000, Math.ceil(100 / (1 - percentile))));
+        return (long) Math.max(1_000, Math.min(300_000, Math.ceil(300 / (1 - percentile))));
     }
 
     /** @return whether the percentile aims at less demand while the budget runs low */
@@ -258,9 +261,11 @@ public final class PercentileDelay implements DelayPolicy {
         /**
          * @param feedback whether to aim at less demand while the call's budget runs low (default
          *     {@code false}; {@link HedgeConfig.Builder#maxExtraLoad(double)} turns it on): while the
-         *     budget's bucket is less than a quarter full ({@link DelayContext#budgetFill()}) the
-         *     delay is the {@code 1 - (1 - p) * k} percentile, k = 0.8 below a quarter, 0.6 below an
-         *     eighth, 0.4 below a sixteenth. At the
+         *     budget's bucket is less than an eighth full ({@link DelayContext#budgetFill()}) the
+         *     delay is the {@code 1 - (1 - p) * k} percentile, k = 0.8 below an eighth, 0.6 below a
+         *     sixteenth, 0.4 below a thirty-second (a quarter, an eighth and a sixteenth before the
+         *     minimum burst grew to 75 tokens: on a steep tail each step raises the delay by a fifth,
+         *     and the hedged p99.9 with it, so it should act only near empty). At the
          *     {@code (1 - ratio)} percentile, demand for hedges equals the budget's supply on average,
          *     so the bucket random-walks and every time it touches zero a slow call is denied its
          *     hedge; aiming a little lower while it is low lets it refill, so a budget on a

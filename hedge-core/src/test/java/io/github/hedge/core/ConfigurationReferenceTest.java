@@ -169,12 +169,12 @@ class ConfigurationReferenceTest {
                             assertThat(text).contains("`maxWindowAge`: 1 h");
                             assertThat(own.maxWindowAge()).isEqualTo(Duration.ofHours(1));
                             assertThat(own.maxTargets()).isEqualTo(TRACKER.maxTargets());
-                            // 100 / (1 - p) within [1000, 100000]
-                            assertThat(text).contains("`100 / (1 - p)` within [1000, 100000]");
-                            assertThat(own.minWindowSamples()).isEqualTo(2_000); // p95
+                            // 300 / (1 - p) within [1000, 300000]
+                            assertThat(text).contains("`300 / (1 - p)` within [1000, 300000]");
+                            assertThat(own.minWindowSamples()).isEqualTo(6_000); // p95
                             assertThat(windowSamplesOf(0.5)).isEqualTo(1_000);
-                            assertThat(windowSamplesOf(0.999)).isEqualTo(100_000);
-                            assertThat(windowSamplesOf(0.99999)).isEqualTo(100_000);
+                            assertThat(windowSamplesOf(0.999)).isEqualTo(300_000);
+                            assertThat(windowSamplesOf(0.99999)).isEqualTo(300_000);
                             assertThat(executor(HedgeConfig.builder()
                                                     .delay(DelayPolicy.fixed(Duration.ofMillis(5)))
                                                     .build())

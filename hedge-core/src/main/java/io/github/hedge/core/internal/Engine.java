@@ -103,7 +103,7 @@ public final class Engine {
         this.deadlines = new TimerQueue(scheduler, ticker);
         this.tracker = config.latencyTracker().orElseGet(() -> LatencyTracker.builder()
                 .ticker(ticker)
-                // enough samples for the policy's percentile (p99.9 needs 100,000)
+                // enough samples for the policy's percentile (p99.9 needs 300,000)
                 .minWindowSamples(delayPolicy instanceof PercentileDelay p ? p.windowSamples() : 1_000)
                 // and up to an hour to collect them at low rates, as the savings window: with the
                 // builder's 10 min, 10 calls/s gave each of three replicas 2,000 samples for its
