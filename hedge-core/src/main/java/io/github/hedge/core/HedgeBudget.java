@@ -539,9 +539,9 @@ public final class HedgeBudget {
          *     delay estimates from (100 samples beyond its percentile) it varies by about 14 (the
          *     count's own noise and the estimate's), and 75 is about five times that. With the
          *     former default of 20, hedge-benchmarks' sweep at 100 calls/s and a 1% budget had
-         *     hedged p99.9 up to 1.081x the oracle; with 75, at most 1.052x (at 1,000 calls/s,
-         *     where the burst is about 75 tokens anyway: 1.039x and 1.042x; see {@code
-         *     docs/benchmarks.md} section 2.6)
+         *     hedged p99.9 up to 1.081x the oracle; with 75 alone, at most 1.052x (at 1,000 calls/s,
+         *     where the burst is about 75 tokens anyway: 1.039x and 1.042x); see {@code
+         *     docs/benchmarks.md} section 2.6 for the later changes that bring it to 1.032x
          * @return this builder
          */
         public Builder minBurst(double minBurst) {
