@@ -536,8 +536,10 @@ public final class HedgeBudget {
          *     of demand, so the budget would deny the slow calls hedging is for. Tokens still come
          *     only from primaries; this only lets more of them be saved. Why 75: demand for hedges
          *     fluctuates in whole hedges, whatever the rate; over the smallest window an adaptive
-         *     delay estimates from (100 samples beyond its percentile) it varies by about 14 (the
-         *     count's own noise and the estimate's), and 75 is about five times that. With the
+         *     delay estimates from it varies by about 14 (the count's own noise and the estimate's)
+         *     with 100 samples beyond the percentile, as when 75 was chosen (about five times
+         *     that), and by about 24 with the 300 kept since ({@link
+         *     PercentileDelay#windowSamples()}; about three times). With the
          *     former default of 20, hedge-benchmarks' sweep at 100 calls/s and a 1% budget had
          *     hedged p99.9 up to 1.081x the oracle; with 75 alone, at most 1.052x (at 1,000 calls/s,
          *     where the burst is about 75 tokens anyway: 1.039x and 1.042x); see {@code

@@ -259,30 +259,31 @@ public final class SweepSim {
          *     how many cells it marked p99 and p99.9 unsupported
          */
         void addEstimate(TailSim.Config c, double p99Ratio, double p999Ratio, boolean[] supported) {
+            if (c.budget < 0.01) {
+                return; // the estimate's target covers budgets of at least 0.01
+            }
             String id = c.dist.spec() + " b=" + c.budget;
             double err = Math.max(Math.abs(p99Ratio - 1), Math.abs(p999Ratio - 1));
-            if (c.budget >= 0.01 && err > worstEstimate) {
+            if (err > worstEstimate) {
                 worstEstimate = err;
                 worstEstimateCell = id;
             }
-            if (c.budget >= 0.01) {
-                double supportedErr = 0;
-                if (supported[0]) {
-                    supportedErr = Math.abs(p99Ratio - 1);
-                } else {
-                    unsupportedP99++;
-                }
-                if (supported[1]) {
-                    supportedErr = Math.max(supportedErr, Math.abs(p999Ratio - 1));
-                } else {
-                    unsupportedP999++;
-                }
-                if (supportedErr > worstSupportedEstimate) {
-                    worstSupportedEstimate = supportedErr;
-                    worstSupportedEstimateCell = id;
-                }
+            double supportedErr = 0;
+            if (supported[0]) {
+                supportedErr = Math.abs(p99Ratio - 1);
+            } else {
+                unsupportedP99++;
             }
-            if (c.budget >= 0.01 && err > 0.10) {
+            if (supported[1]) {
+                supportedErr = Math.max(supportedErr, Math.abs(p999Ratio - 1));
+            } else {
+                unsupportedP999++;
+            }
+            if (supportedErr > worstSupportedEstimate) {
+                worstSupportedEstimate = supportedErr;
+                worstSupportedEstimateCell = id;
+            }
+            if (err > 0.10) {
                 failures.add(id + ": unhedged estimate off by " + Percentiles.round(err));
             }
         }
