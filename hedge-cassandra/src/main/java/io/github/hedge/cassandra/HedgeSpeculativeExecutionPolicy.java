@@ -155,7 +155,9 @@ public class HedgeSpeculativeExecutionPolicy implements SpeculativeExecutionPoli
             budgetBuilder.initialTokens(WarmupDelay.INITIAL_TOKENS); // the warm-up's hedges
         }
         this.budget = budgetBuilder.build();
-        this.tracker = LatencyTracker.builder().window(window).build();
+        // as the core executor's own tracker: 300 samples beyond the percentile (7,500 for the
+        // default p96), kept up to an hour at low rates
+        this.tracker = LatencyTracker.builder().window(window).sizedFor(delay).build();
         this.tickMillis = context.getConfig()
                 .getDefaultProfile()
                 .getDuration(DefaultDriverOption.NETTY_TIMER_TICK_DURATION, Duration.ofMillis(100))

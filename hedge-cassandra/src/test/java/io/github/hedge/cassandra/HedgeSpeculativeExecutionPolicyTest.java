@@ -241,6 +241,18 @@ class HedgeSpeculativeExecutionPolicyTest {
     }
 
     @Test
+    void should_keep_as_many_latency_samples_as_the_core_executor_when_the_delay_is_a_percentile() {
+        try (CqlSession session = sim.session(hedgeDefaults(true))) {
+            HedgeSpeculativeExecutionPolicy policy = policy(session, "default");
+            // the default p96: 300 / (1 - 0.96) samples, kept up to an hour at low rates
+            assertThat(policy.delayPolicy().windowSamples()).isEqualTo(7_500);
+            assertThat(policy.latencyTracker().minWindowSamples()).isEqualTo(7_500);
+            assertThat(policy.latencyTracker().maxWindowAge()).isEqualTo(Duration.ofHours(1));
+            assertThat(policy.latencyTracker().window()).isEqualTo(Duration.ofSeconds(30));
+        }
+    }
+
+    @Test
     void should_fail_at_startup_naming_the_setting_when_an_option_is_invalid() {
         assertThatThrownBy(
                         () -> sim.session(hedge(Duration.ofMillis(10), 2, 1.5)).close())

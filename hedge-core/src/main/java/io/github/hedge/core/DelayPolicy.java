@@ -26,6 +26,20 @@ public interface DelayPolicy {
     long delayNanos(DelayContext context);
 
     /**
+     * How many samples a latency window should keep for this policy's estimate to be good: what
+     * {@link LatencyTracker.Builder#sizedFor(DelayPolicy)} (and so the executor's own tracker) keeps at
+     * low rates. A policy that reads no latency (the default, and {@link #fixed}, {@link #increasing},
+     * {@link #exponential}, {@link #never}) returns 0; {@link PercentileDelay#windowSamples()} asks for
+     * {@code 300 / (1 - p)}; {@link #min} and {@link #max} ask for the larger of their two, so {@code
+     * MIN(99p,50ms)} keeps as many samples as {@code 99p}.
+     *
+     * @return samples, >= 0
+     */
+    default long windowSamples() {
+        return 0;
+    }
+
+    /**
      * A constant delay before every hedge.
      *
      * @param delay the delay; must be >= 0 (0 hedges at once)
@@ -188,6 +202,11 @@ public interface DelayPolicy {
             }
             if (x < 0 || y < 0) return NO_HEDGE;
             return Math.max(x, y);
+        }
+
+        @Override
+        public long windowSamples() {
+            return Math.max(a.windowSamples(), b.windowSamples());
         }
 
         @Override

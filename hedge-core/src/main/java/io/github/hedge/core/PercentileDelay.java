@@ -15,7 +15,8 @@ import java.util.Objects;
  * hedging before the first estimate (as Finagle). At low rates the window's maximum age limits the
  * samples (the executor's own tracker keeps up to an hour: 3,600 samples at 1 call/s, enough for
  * p99 but not for p99.9; a tracker built with {@link LatencyTracker#builder()} keeps 10 minutes
- * unless given a longer {@link LatencyTracker.Builder#maxWindowAge}).
+ * unless given a longer {@link LatencyTracker.Builder#maxWindowAge} or sized with {@link
+ * LatencyTracker.Builder#sizedFor}).
  *
  * <p><b>No ratchet.</b> The tracker must be fed each attempt's own latency (the executor does:
  * winners, late successes and the elapsed time of cancelled losers), never the hedged end-to-end
@@ -173,14 +174,16 @@ public final class PercentileDelay implements DelayPolicy {
 
     /**
      * How many samples a latency window should keep for this percentile to be estimated well: 300
-     * beyond it, {@code 300 / (1 - p)}, within [1,000, 300,000]. The executor's own tracker keeps
-     * that many ({@link LatencyTracker.Builder#minWindowSamples(long)}). Why 300: on a steep tail
+     * beyond it, {@code 300 / (1 - p)}, within [1,000, 300,000]. The executor's own tracker, and any
+     * built with {@link LatencyTracker.Builder#sizedFor(DelayPolicy)}, keeps that many ({@link
+     * LatencyTracker.Builder#minWindowSamples(long)}). Why 300: on a steep tail
      * the hedged p99.9 moves almost one for one with the delay, so the delay's own sampling error
      * shows; with 100, hedge-benchmarks' sweep had {@code lognormal:0,2} at a 1% budget at up to
      * 1.062x the oracle's p99.9 (seed 4), with 300 at most 1.045x (docs/benchmarks.md 2.6).
      *
      * @return samples
      */
+    @Override
     public long windowSamples() {
         return (long) Math.max(1_000, Math.min(300_000, Math.ceil(300 / (1 - percentile))));
     }

@@ -175,6 +175,14 @@ class ConfigurationReferenceTest {
                             assertThat(windowSamplesOf(0.5)).isEqualTo(1_000);
                             assertThat(windowSamplesOf(0.999)).isEqualTo(300_000);
                             assertThat(windowSamplesOf(0.99999)).isEqualTo(300_000);
+                            // combined with another policy: as many as the percentile alone
+                            assertThat(text).contains("`DelayPolicy.min`/`max` of one");
+                            assertThat(executor(HedgeConfig.builder()
+                                                    .delay(DelayPolicy.parse("MIN(99p,50ms)"))
+                                                    .build())
+                                            .latencyTracker()
+                                            .minWindowSamples())
+                                    .isEqualTo(30_000);
                             assertThat(executor(HedgeConfig.builder()
                                                     .delay(DelayPolicy.fixed(Duration.ofMillis(5)))
                                                     .build())
@@ -447,6 +455,22 @@ class ConfigurationReferenceTest {
                         "minWindowSamples",
                         v -> LatencyTracker.builder().minWindowSamples((Long) v).build(),
                         TRACKER::minWindowSamples));
+        s.put(
+                "LatencyTracker.sizedFor",
+                object(
+                        Kind.OBJECT,
+                        "policy",
+                        v -> LatencyTracker.builder().sizedFor((DelayPolicy) v).build(),
+                        text -> {
+                            assertThat(text).isEqualTo("not applied");
+                            assertThat(TRACKER.minWindowSamples()).isEqualTo(1_000);
+                            assertThat(TRACKER.maxWindowAge()).isEqualTo(Duration.ofMinutes(10));
+                            LatencyTracker sized = LatencyTracker.builder()
+                                    .sizedFor(DelayPolicy.percentile(0.99).build())
+                                    .build();
+                            assertThat(sized.minWindowSamples()).isEqualTo(30_000);
+                            assertThat(sized.maxWindowAge()).isEqualTo(Duration.ofHours(1));
+                        }));
         s.put(
                 "LatencyTracker.maxTargets",
                 value(

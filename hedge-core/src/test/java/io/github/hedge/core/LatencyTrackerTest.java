@@ -406,6 +406,55 @@ class LatencyTrackerTest {
         assertThat(capped.sampleCount()).isBetween(119L, 120L); // never older than maxWindowAge
     }
 
+    @Test
+    void should_keep_the_samples_its_delay_policy_asks_for_when_sized_for_it() {
+        DelayPolicy p99 = DelayPolicy.percentile(0.99).build();
+        LatencyTracker sized = LatencyTracker.builder().sizedFor(p99).build();
+        assertThat(sized.minWindowSamples()).isEqualTo(30_000).isEqualTo(p99.windowSamples());
+        assertThat(sized.maxWindowAge()).isEqualTo(Duration.ofHours(1));
+
+        // Cassandra's MIN(99p,50ms) and MAX(99p,50ms) read the p99: as many samples as 99p alone
+        assertThat(LatencyTracker.builder()
+                        .sizedFor(DelayPolicy.parse("MIN(99p,50ms)"))
+                        .build()
+                        .minWindowSamples())
+                .isEqualTo(30_000);
+        assertThat(LatencyTracker.builder()
+                        .sizedFor(DelayPolicy.max(DelayPolicy.fixed(Duration.ofMillis(5)), p99))
+                        .build()
+                        .minWindowSamples())
+                .isEqualTo(30_000);
+        // a policy that reads no latency keeps the builder's 1000, still for up to an hour
+        LatencyTracker fixed = LatencyTracker.builder()
+                .sizedFor(DelayPolicy.fixed(Duration.ofMillis(5)))
+                .build();
+        assertThat(fixed.minWindowSamples()).isEqualTo(1_000);
+        assertThat(fixed.maxWindowAge()).isEqualTo(Duration.ofHours(1));
+        // a window longer than an hour is kept whole
+        LatencyTracker longWindow = LatencyTracker.builder()
+                .refreshInterval(Duration.ofSeconds(10))
+                .window(Duration.ofMinutes(90))
+                .sizedFor(p99)
+                .build();
+        assertThat(longWindow.maxWindowAge()).isEqualTo(Duration.ofMinutes(90));
+    }
+
+    @Test
+    void should_keep_a_sized_window_for_an_hour_when_the_rate_is_too_low_to_fill_it() {
+        LatencyTracker t = LatencyTracker.builder()
+                .ticker(time)
+                .sizedFor(DelayPolicy.percentile(0.99).build())
+                .build();
+        for (int s = 0; s < 5_400; s++) { // one sample per second for 90 minutes
+            t.record("a", MS);
+            nextRefresh();
+            t.sampleCount();
+        }
+        // fewer than the 30,000 samples a p99 asks for: everything from the last hour
+        assertThat(t.sampleCount()).isBetween(3_599L, 3_600L);
+        assertThat(t.sampleCount("a")).isBetween(3_599L, 3_600L);
+    }
+
     // ------------------------------------------------------------------ targets
 
     @Test

@@ -10,7 +10,6 @@ import io.github.hedge.core.HedgeConfig;
 import io.github.hedge.core.HedgeSavings;
 import io.github.hedge.core.HedgeStats;
 import io.github.hedge.core.LatencyTracker;
-import io.github.hedge.core.PercentileDelay;
 import io.github.hedge.core.event.HedgeEvents;
 import io.github.hedge.core.spi.HedgeScheduler;
 import io.github.hedge.core.spi.Ticker;
@@ -30,9 +29,6 @@ import org.slf4j.LoggerFactory;
  */
 public final class Engine {
     private static final Logger LOG = LoggerFactory.getLogger("io.github.hedge.core.HedgedExecutor");
-
-    /** How old a sample the executor's own latency tracker may keep at low rates. */
-    static final Duration EXECUTOR_TRACKER_MAX_AGE = Duration.ofHours(1);
 
     final String name;
     final HedgeConfig config;
@@ -103,12 +99,8 @@ public final class Engine {
         this.deadlines = new TimerQueue(scheduler, ticker);
         this.tracker = config.latencyTracker().orElseGet(() -> LatencyTracker.builder()
                 .ticker(ticker)
-                // enough samples for the policy's percentile (p99.9 needs 300,000)
-                .minWindowSamples(delayPolicy instanceof PercentileDelay p ? p.windowSamples() : 1_000)
-                // and up to an hour to collect them at low rates, as the savings window: with the
-                // builder's 10 min, 10 calls/s gave each of three replicas 2,000 samples for its
-                // p99, and hedge-benchmarks' sweep had hedged p99.9 at up to 1.16x the oracle
-                .maxWindowAge(EXECUTOR_TRACKER_MAX_AGE)
+                // enough samples for the policy's percentile (p99.9 needs 300,000), kept up to an hour
+                .sizedFor(delayPolicy)
                 .build());
         this.budget = config.budget().orElseGet(() -> HedgeBudget.builder()
                 .ratio(config.budgetRatio())
