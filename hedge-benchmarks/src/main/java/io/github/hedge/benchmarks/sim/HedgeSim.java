@@ -30,7 +30,7 @@ public final class HedgeSim {
                     + " [--plot FILE.png]",
             "  plot   --dist SPEC --budget B --requests N --seed S [--rate R] --out FILE.png",
             "  shift  --dist SPEC --budget B --seed S [--rate R] [--healthy SEC] [--slow SEC] [--after SEC]"
-                    + " [--factor F] [--sample SEC]",
+                    + " [--factor F] [--sample SEC] [--slow-replicas K] [--window-samples N]",
             "  closed-shift --dist SPEC --budget B --seed S [--cap MS] [--percentile P] [--lanes L] [--healthy SEC]"
                     + " [--slow SEC] [--factor F]",
             "  load   --dist SPEC --budget B --requests N --seed S [--servers K] [--utilizations 0.5,0.7,0.9]"
@@ -138,7 +138,18 @@ public final class HedgeSim {
     private static int shift(List<String> rest, PrintStream out) {
         CliArgs a = CliArgs.parse(
                 rest,
-                Set.of("dist", "budget", "seed", "rate", "healthy", "slow", "after", "factor", "sample"),
+                Set.of(
+                        "dist",
+                        "budget",
+                        "seed",
+                        "rate",
+                        "healthy",
+                        "slow",
+                        "after",
+                        "factor",
+                        "sample",
+                        "slow-replicas",
+                        "window-samples"),
                 Set.of("json"));
         ShiftSim.Config c = new ShiftSim.Config(
                 a.dist(DEFAULT_DIST),
@@ -149,9 +160,11 @@ public final class HedgeSim {
                 a.number("slow", 60, 0, 1e5),
                 a.number("after", 60, 0, 1e5),
                 a.number("factor", 10, 1, 1e6),
-                a.number("sample", 5, 0.001, 1e5));
-        log("shift: replica-0 slowed down " + c.factor + "x from " + c.healthySeconds + " s for " + c.slowSeconds
-                + " s");
+                a.number("sample", 5, 0.001, 1e5),
+                (int) a.integer("slow-replicas", 1, 1, Workload.REPLICAS),
+                a.integer("window-samples", 0, 0, 10_000_000));
+        log("shift: " + c.slowReplicas + " of " + Workload.REPLICAS + " replicas slowed down " + c.factor + "x from "
+                + c.healthySeconds + " s for " + c.slowSeconds + " s");
         out.println(ShiftSim.run(c));
         return 0;
     }

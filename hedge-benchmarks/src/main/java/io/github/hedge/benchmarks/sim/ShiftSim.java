@@ -1,8 +1,11 @@
 package io.github.hedge.benchmarks.sim;
 
+import io.github.hedge.core.DelayPolicy;
 import io.github.hedge.core.HedgeConfig;
 import io.github.hedge.core.HedgedExecutor;
+import io.github.hedge.core.LatencyTracker;
 import io.github.hedge.core.testing.VirtualTimeScheduler;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -11,6 +14,8 @@ import java.util.List;
  * for 60 virtual seconds and then recovers. Reports the executor's delay over time (sampled with
  * {@code currentDelayNanos()}), {@code delay_max / healthy_p95} (no ratchet: target at most 1.2),
  * and the p999 of calls that start during the slowdown, hedged against unhedged on the same draws.
+ * With two or three slow replicas ({@code --slow-replicas}) the delay should follow the shift
+ * instead: the run then also reports when it first came within 10% of the shifted percentile.
  */
 public final class ShiftSim {
     /** Settings of one run. */
@@ -24,6 +29,8 @@ public final class ShiftSim {
         final double afterSeconds;
         final double factor;
         final double sampleSeconds;
+        final int slowReplicas;
+        final long windowSamples;
 
         /**
          * @param dist latency distribution of a healthy replica
@@ -35,6 +42,9 @@ public final class ShiftSim {
          * @param afterSeconds virtual seconds after it recovers
          * @param factor how much slower it is
          * @param sampleSeconds how often the delay is sampled
+         * @param slowReplicas how many replicas slow down (replica-0 first), 1 to 3
+         * @param windowSamples 0 for the executor's own tracker; else a tracker that keeps this many
+         *     samples (and up to an hour, as the executor's), to compare window sizes
          */
         public Config(
                 Distribution dist,
@@ -45,7 +55,9 @@ public final class ShiftSim {
                 double slowSeconds,
                 double afterSeconds,
                 double factor,
-                double sampleSeconds) {
+                double sampleSeconds,
+                int slowReplicas,
+                long windowSamples) {
             this.dist = dist;
             this.budget = budget;
             this.seed = seed;
@@ -55,6 +67,8 @@ public final class ShiftSim {
             this.afterSeconds = afterSeconds;
             this.factor = factor;
             this.sampleSeconds = sampleSeconds;
+            this.slowReplicas = slowReplicas;
+            this.windowSamples = windowSamples;
         }
     }
 
@@ -70,17 +84,23 @@ public final class ShiftSim {
         Workload w = new Workload(c.dist, n, c.ratePerSecond, 2, c.seed);
         long slowFrom = (long) (c.healthySeconds * 1e9);
         long slowTo = (long) ((c.healthySeconds + c.slowSeconds) * 1e9);
-        ExecutorRun.Slowdown slowdown = (replica, t) -> replica == 0 && t >= slowFrom && t < slowTo ? c.factor : 1.0;
+        ExecutorRun.Slowdown slowdown =
+                (replica, t) -> replica < c.slowReplicas && t >= slowFrom && t < slowTo ? c.factor : 1.0;
 
         VirtualTimeScheduler clock = new VirtualTimeScheduler();
-        HedgedExecutor executor = HedgedExecutor.of(
-                "sim-shift",
-                HedgeConfig.builder()
-                        .maxExtraLoad(c.budget)
-                        .ticker(clock)
-                        .scheduler(clock)
-                        .idempotentByDefault(true)
-                        .build());
+        HedgeConfig.Builder config = HedgeConfig.builder()
+                .maxExtraLoad(c.budget)
+                .ticker(clock)
+                .scheduler(clock)
+                .idempotentByDefault(true);
+        if (c.windowSamples > 0) {
+            config.latencyTracker(LatencyTracker.builder()
+                    .ticker(clock)
+                    .sizedFor(DelayPolicy.fixed(Duration.ZERO)) // the hour the executor keeps
+                    .minWindowSamples(c.windowSamples)
+                    .build());
+        }
+        HedgedExecutor executor = HedgedExecutor.of("sim-shift", config.build());
         long step = (long) (c.sampleSeconds * 1e9);
         List<double[]> samples = new ArrayList<>(); // {t seconds, delay ms}
         long[] nextSample = {step};
@@ -146,6 +166,15 @@ public final class ShiftSim {
         for (double[] s : samples) {
             delayMax = Math.max(delayMax, s[1]);
         }
+        // with most replicas slow the delay should follow: the (1 - b) percentile times the factor
+        double shifted = healthyP95 * c.factor;
+        double followedAfter = -1;
+        for (double[] s : samples) {
+            if (s[0] * 1e9 > slowFrom && s[0] * 1e9 <= slowTo && s[1] >= 0.9 * shifted) {
+                followedAfter = s[0] - c.healthySeconds;
+                break;
+            }
+        }
         Percentiles uS = new Percentiles(unhedgedSlow, slowCount);
         Percentiles hS = new Percentiles(hedgedSlow, slowCount);
 
@@ -157,12 +186,16 @@ public final class ShiftSim {
                 .field("rate_per_s", c.ratePerSecond)
                 .field("requests", n)
                 .field("slow_replica", Workload.NAMES[0])
+                .field("slow_replicas", c.slowReplicas)
+                .field("window_samples", c.windowSamples)
                 .field("slow_factor", c.factor)
                 .field("slow_from_s", c.healthySeconds)
                 .field("slow_to_s", c.healthySeconds + c.slowSeconds)
                 .field("healthy_p95_ms", Percentiles.round(healthyP95))
                 .field("delay_max_ms", Percentiles.round(delayMax))
                 .field("delay_max_over_healthy_p95", Percentiles.round(delayMax / healthyP95))
+                .field("shifted_percentile_ms", Percentiles.round(shifted))
+                .field("delay_within_10pct_of_shifted_after_s", followedAfter)
                 .field("extra_load", Percentiles.round5(hedged.extraLoad()))
                 .field("max_extra_load_per_second_during_slowdown", Percentiles.round5(maxPerSecond))
                 .field("extra_load_within_b_plus_half_pp_after_s", backWithin)
