@@ -7,11 +7,9 @@ import io.github.hedge.core.internal.SlidingBucketWindow;
 import io.github.hedge.core.internal.StripedBucketCounter;
 import io.github.hedge.core.spi.Ticker;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
 import java.util.Iterator;
-import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -101,6 +99,13 @@ public final class LatencyTracker {
     private static final int MAX_AGE_SLICES = 100_000;
     /** Refreshes per interval while warming up. */
     private static final int WARMUP_REFRESHES = 16;
+    /**
+     * How far (as a factor) a target's percentile may lie from the median target's and still count
+     * in {@link #consensusTargetPercentileNanos}: wide enough for the sampling error of alike targets
+     * (about 5% at 300 samples beyond the percentile, more while warming up), narrow enough that a
+     * target slow enough to matter is left out.
+     */
+    private static final double CONSENSUS_FACTOR = 1.25;
 
     private final Duration window;
     private final Duration refreshInterval;
@@ -333,7 +338,37 @@ public final class LatencyTracker {
                 return s.medianValues[i];
             }
         }
-        return slowMedian(p, minSamples);
+        return slowTargetValue(p, minSamples, false);
+    }
+
+    /**
+     * The targets' consensus on their p-th percentile: over the targets holding at least {@code
+     * minSamples} samples, the mean of their own percentiles weighted by their samples, counting
+     * only the targets whose percentile lies within a factor 1.25 of the
+     * {@linkplain #medianTargetPercentileNanos lower median}. Like the median, a minority of slow
+     * (or fast) targets cannot move it; unlike the median, it rests on the samples of every target
+     * that agrees, so with three alike targets its sampling error is that of their pooled samples
+     * rather than of one target's (the median of three estimates has about 1.35 times the variance
+     * of their mean). A target up to 1.25 times slower than the median one
+     * still counts, and lifts the value by at most its share of the samples times that factor.
+     * Cached per {@code (p, minSamples)} with the median and kept up to date at every refresh.
+     *
+     * @param p the percentile, in (0, 1)
+     * @param minSamples samples a target's window needs to take part, at least 0 (a target with an
+     *     empty window never takes part)
+     * @return the latency in nanoseconds, or -1 when no target qualifies
+     * @throws IllegalArgumentException when p is not in (0, 1) or minSamples is negative
+     */
+    public long consensusTargetPercentileNanos(double p, long minSamples) {
+        checkPercentile(p);
+        Checks.atLeast("minSamples", minSamples, 0);
+        Snapshot s = current();
+        for (int i = 0; i < s.medianPs.length; i++) {
+            if (s.medianPs[i] == p && s.medianMins[i] == minSamples) {
+                return s.consensusValues[i];
+            }
+        }
+        return slowTargetValue(p, minSamples, true);
     }
 
     /** @return the samples in the cluster-wide window (cached), observed and censored */
@@ -506,13 +541,13 @@ public final class LatencyTracker {
         }
     }
 
-    private long slowMedian(double p, long minSamples) {
+    private long slowTargetValue(double p, long minSamples, boolean consensus) {
         lock.lock();
         try {
             refreshIfDue(ticker.nanoTime());
             for (int i = 0; i < medianPs.length; i++) {
                 if (medianPs[i] == p && medianMins[i] == minSamples) {
-                    return snapshot.medianValues[i];
+                    return consensus ? snapshot.consensusValues[i] : snapshot.medianValues[i];
                 }
             }
             if (medianPs.length < MAX_MEDIAN_KEYS) {
@@ -526,20 +561,25 @@ public final class LatencyTracker {
                     medianPs[n] = p;
                     medianMins[n] = minSamples;
                     snapshot = buildSnapshot(snapshot);
-                    return snapshot.medianValues[n];
+                    return consensus ? snapshot.consensusValues[n] : snapshot.medianValues[n];
                 }
             }
             // too many distinct keys to cache: compute from the windows, under the lock
-            List<Long> values = new ArrayList<>();
+            long[] values = new long[targets.size()];
+            long[] counts = new long[values.length];
+            int n = 0;
             for (TargetState t : targets.values()) {
-                if (!t.stale && t.window.total() > 0 && t.window.total() >= minSamples) {
+                long count = t.window.total();
+                if (n < values.length && !t.stale && count > 0 && count >= minSamples) {
                     long v = t.window.valueAt(p);
                     if (v >= 0) {
-                        values.add(v);
+                        values[n] = v;
+                        counts[n++] = count;
                     }
                 }
             }
-            return lowerMedian(values.stream().mapToLong(Long::longValue).toArray(), values.size());
+            long median = lowerMedian(values.clone(), n);
+            return consensus ? consensus(values, counts, n, median) : median;
         } finally {
             lock.unlock();
         }
@@ -563,16 +603,22 @@ public final class LatencyTracker {
             summaries.put(e.getKey(), v.summary);
         }
         long[] medianValues = new long[medianPs.length];
+        long[] consensusValues = new long[medianPs.length];
+        long[] values = new long[views.size()];
+        long[] counts = new long[views.size()];
         long[] scratch = new long[views.size()];
         for (int k = 0; k < medianPs.length; k++) {
             int pi = indexOf(registeredPs, medianPs[k]);
             int n = 0;
             for (View v : views.values()) {
                 if (v.count > 0 && v.count >= medianMins[k] && v.values[pi] >= 0) {
-                    scratch[n++] = v.values[pi];
+                    values[n] = v.values[pi];
+                    counts[n++] = v.count;
                 }
             }
+            System.arraycopy(values, 0, scratch, 0, n);
             medianValues[k] = lowerMedian(scratch, n);
+            consensusValues[k] = consensus(values, counts, n, medianValues[k]);
         }
         return new Snapshot(
                 registeredPs,
@@ -583,7 +629,8 @@ public final class LatencyTracker {
                 Map.copyOf(summaries),
                 medianPs.clone(),
                 medianMins.clone(),
-                medianValues);
+                medianValues,
+                consensusValues);
     }
 
     private View view(SlidingBucketWindow w, View old, long[] excluded, boolean stale) {
@@ -616,6 +663,26 @@ public final class LatencyTracker {
         }
         Arrays.sort(values, 0, n);
         return values[(n - 1) / 2];
+    }
+
+    /**
+     * The sample-weighted mean of {@code values[0..n)} within a factor {@link #CONSENSUS_FACTOR} of
+     * {@code median} (one of them), or -1 when {@code n == 0}.
+     */
+    private static long consensus(long[] values, long[] counts, int n, long median) {
+        if (n == 0 || median < 0) {
+            return -1;
+        }
+        double weighted = 0;
+        double weight = 0;
+        for (int i = 0; i < n; i++) {
+            long v = values[i];
+            if (v <= median * CONSENSUS_FACTOR && v * CONSENSUS_FACTOR >= median) {
+                weighted += (double) v * counts[i];
+                weight += counts[i];
+            }
+        }
+        return Math.round(weighted / weight);
     }
 
     private static int indexOf(double[] ps, double p) {
@@ -695,6 +762,7 @@ public final class LatencyTracker {
         final double[] medianPs;
         final long[] medianMins;
         final long[] medianValues;
+        final long[] consensusValues;
 
         Snapshot(
                 double[] ps,
@@ -705,7 +773,8 @@ public final class LatencyTracker {
                 Map<String, LatencySummary> summaries,
                 double[] medianPs,
                 long[] medianMins,
-                long[] medianValues) {
+                long[] medianValues,
+                long[] consensusValues) {
             this.ps = ps;
             this.registryVersion = registryVersion;
             this.clusterExclusionVersion = clusterExclusionVersion;
@@ -715,6 +784,7 @@ public final class LatencyTracker {
             this.medianPs = medianPs;
             this.medianMins = medianMins;
             this.medianValues = medianValues;
+            this.consensusValues = consensusValues;
         }
     }
 

@@ -2,6 +2,7 @@ package io.github.hedge.core;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.within;
 import static org.assertj.core.api.Assertions.withinPercentage;
 
 import io.github.hedge.core.internal.LogLinearBuckets;
@@ -583,6 +584,58 @@ class LatencyTrackerTest {
     }
 
     @Test
+    void should_average_the_agreeing_targets_and_leave_out_a_slow_one_when_taking_the_consensus() {
+        LatencyTracker t = tracker();
+        for (int i = 1; i <= 1000; i++) {
+            long base = i * US; // 1 us .. 1 ms
+            t.record("healthy-1", base);
+            t.record("healthy-2", base + base / 5); // 1.2x: within 1.25x of the median, counts
+            t.record("slow", base * 2); // 2x: left out
+        }
+        nextRefresh();
+
+        long h1 = t.percentileNanos(0.99, "healthy-1");
+        long h2 = t.percentileNanos(0.99, "healthy-2");
+        assertThat(t.consensusTargetPercentileNanos(0.99, 100)).isCloseTo((h1 + h2) / 2, within(1L));
+        assertThat(t.medianTargetPercentileNanos(0.99, 100)).isEqualTo(h2);
+    }
+
+    @Test
+    void should_weight_each_agreeing_target_by_its_samples_when_taking_the_consensus() {
+        LatencyTracker t = tracker();
+        for (int i = 0; i < 300; i++) {
+            t.record("busy", 10 * MS);
+        }
+        for (int i = 0; i < 100; i++) {
+            t.record("quiet", 12 * MS);
+        }
+        nextRefresh();
+
+        long busy = t.percentileNanos(0.5, "busy");
+        long quiet = t.percentileNanos(0.5, "quiet");
+        assertThat(t.consensusTargetPercentileNanos(0.5, 100)).isCloseTo((3 * busy + quiet) / 4, within(1L));
+        assertThat(t.consensusTargetPercentileNanos(0.5, 101)).isEqualTo(busy);
+        assertThat(t.consensusTargetPercentileNanos(0.5, 301)).isEqualTo(-1);
+    }
+
+    @Test
+    void should_take_the_median_target_alone_when_no_other_target_agrees_with_it() {
+        LatencyTracker t = tracker();
+        for (int i = 0; i < 100; i++) {
+            t.record("fast", MS);
+            t.record("middle", 2 * MS);
+            t.record("slow", 4 * MS);
+        }
+        nextRefresh();
+
+        assertThat(t.consensusTargetPercentileNanos(0.5, 100)).isEqualTo(t.percentileNanos(0.5, "middle"));
+        for (int minSamples = 0; minSamples < 150; minSamples++) { // more keys than are cached
+            long expected = minSamples <= 100 ? t.percentileNanos(0.5, "middle") : -1;
+            assertThat(t.consensusTargetPercentileNanos(0.5, minSamples)).isEqualTo(expected);
+        }
+    }
+
+    @Test
     void should_record_cluster_wide_only_when_max_targets_is_reached() {
         LatencyTracker t = LatencyTracker.builder().ticker(time).maxTargets(2).build();
         t.record("a", MS);
@@ -758,6 +811,11 @@ class LatencyTrackerTest {
         assertThatThrownBy(() -> t.medianTargetPercentileNanos(0.5, -1))
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessage("minSamples must be >= 0, was -1");
+        assertThatThrownBy(() -> t.consensusTargetPercentileNanos(0, 1))
+                .hasMessage("percentile must be in (0, 1), was 0");
+        assertThatThrownBy(() -> t.consensusTargetPercentileNanos(0.5, -2))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("minSamples must be >= 0, was -2");
     }
 
     @Test
