@@ -1,5 +1,6 @@
 package io.github.hedge.benchmarks.sim;
 
+import io.github.hedge.core.PercentileDelay;
 import java.io.PrintStream;
 import java.nio.file.Path;
 import java.util.Arrays;
@@ -26,7 +27,7 @@ public final class HedgeSim {
     static final String USAGE = String.join(
             System.lineSeparator(),
             "usage: java -jar hedge-sim.jar COMMAND [options]",
-            "  tail   --dist SPEC --budget B --requests N --seed S [--rate R] [--loser-sampling SHARE] [--json]"
+            "  tail   --dist SPEC --budget B --requests N --seed S [--rate R] [--loser-sampling SHARE] [--scope SCOPE] [--json]"
                     + " [--plot FILE.png]",
             "  plot   --dist SPEC --budget B --requests N --seed S [--rate R] --out FILE.png",
             "  shift  --dist SPEC --budget B --seed S [--rate R] [--healthy SEC] [--slow SEC] [--after SEC]"
@@ -37,7 +38,7 @@ public final class HedgeSim {
                     + " [--loser-sampling SHARE]",
             "  timers [--samples N] [--calls N]",
             "  sweep  [--dists SPEC;SPEC...] [--budgets 0.001,0.01,0.05,0.1] [--requests N] [--large-requests N]"
-                    + " [--seed S] [--rate R] [--loser-sampling SHARE]",
+                    + " [--seed S] [--rate R] [--loser-sampling SHARE] [--scope SCOPE]",
             "SPEC: " + Distribution.FORMS);
 
     private static final String DEFAULT_DIST = "lognormal:0,1";
@@ -100,7 +101,7 @@ public final class HedgeSim {
     }
 
     private static final Set<String> TAIL_OPTIONS =
-            Set.of("dist", "budget", "requests", "seed", "rate", "plot", "out", "loser-sampling");
+            Set.of("dist", "budget", "requests", "seed", "rate", "plot", "out", "loser-sampling", "scope");
 
     private static int tail(List<String> rest, PrintStream out, boolean plotCommand) throws Exception {
         CliArgs a = CliArgs.parse(rest, TAIL_OPTIONS, Set.of("json"));
@@ -113,7 +114,8 @@ public final class HedgeSim {
         if (plotCommand && plot == null) {
             throw new UsageException("plot needs --out FILE.png");
         }
-        TailSim.Config c = new TailSim.Config(dist, budget, requests, seed, rate, a.number("loser-sampling", 0, 0, 1));
+        TailSim.Config c =
+                new TailSim.Config(dist, budget, requests, seed, rate, a.number("loser-sampling", 0, 0, 1), scope(a));
         log(String.format(
                 "tail %s budget %s: %d requests at %.0f/s, seed %d", dist.spec(), budget, requests, rate, seed));
         long t0 = System.nanoTime();
@@ -222,7 +224,7 @@ public final class HedgeSim {
     private static int sweep(List<String> rest, PrintStream out) {
         CliArgs a = CliArgs.parse(
                 rest,
-                Set.of("dists", "budgets", "requests", "large-requests", "seed", "rate", "loser-sampling"),
+                Set.of("dists", "budgets", "requests", "large-requests", "seed", "rate", "loser-sampling", "scope"),
                 Set.of("json"));
         List<Distribution> dists = new java.util.ArrayList<>();
         String ds = a.string("dists", null);
@@ -258,7 +260,8 @@ public final class HedgeSim {
                 large,
                 a.integer("seed", 1, Long.MIN_VALUE, Long.MAX_VALUE),
                 a.number("rate", 1000, 1e-3, 1e9),
-                a.number("loser-sampling", 0, 0, 1));
+                a.number("loser-sampling", 0, 0, 1),
+                scope(a));
         log("sweep: " + dists.size() + " distributions x " + budgets.length + " budgets");
         SweepSim.run(c, out);
         return 0;
@@ -271,6 +274,20 @@ public final class HedgeSim {
         log("timers: " + samples + " lateness samples at 5 ms, then " + calls + " schedule-then-cancel calls");
         out.println(TimerCheck.run(samples, calls));
         return 0;
+    }
+
+    /** {@code --scope}: a {@code PercentileDelay.Scope} name, or null for the library's default. */
+    private static PercentileDelay.Scope scope(CliArgs a) {
+        String s = a.string("scope", null);
+        if (s == null) {
+            return null;
+        }
+        try {
+            return PercentileDelay.Scope.valueOf(s);
+        } catch (IllegalArgumentException e) {
+            throw new UsageException(
+                    "--scope must be one of " + Arrays.toString(PercentileDelay.Scope.values()) + ", was '" + s + "'");
+        }
     }
 
     static void log(String message) {

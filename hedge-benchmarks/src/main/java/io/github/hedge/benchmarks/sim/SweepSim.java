@@ -1,5 +1,6 @@
 package io.github.hedge.benchmarks.sim;
 
+import io.github.hedge.core.PercentileDelay;
 import java.io.PrintStream;
 import java.util.ArrayList;
 import java.util.List;
@@ -52,6 +53,7 @@ public final class SweepSim {
         final long seed;
         final double rate;
         final double loserSampling;
+        final PercentileDelay.Scope scope;
 
         /**
          * @param dists the distributions
@@ -61,6 +63,7 @@ public final class SweepSim {
          * @param seed the seed of every cell
          * @param rate arrivals per virtual second
          * @param loserSampling the hedged variant's {@code HedgeConfig.loserSampling}, in [0, 1]
+         * @param scope the hedged variant's delay scope, or null for the library's default
          */
         public Config(
                 List<Distribution> dists,
@@ -69,7 +72,8 @@ public final class SweepSim {
                 int largeRequests,
                 long seed,
                 double rate,
-                double loserSampling) {
+                double loserSampling,
+                PercentileDelay.Scope scope) {
             this.dists = dists;
             this.budgets = budgets;
             this.smallRequests = smallRequests;
@@ -77,6 +81,7 @@ public final class SweepSim {
             this.seed = seed;
             this.rate = rate;
             this.loserSampling = loserSampling;
+            this.scope = scope;
         }
     }
 
@@ -93,7 +98,7 @@ public final class SweepSim {
         for (Distribution dist : c.dists) {
             for (double b : c.budgets) {
                 int requests = b <= 0.01 ? c.largeRequests : c.smallRequests;
-                TailSim.Config tc = new TailSim.Config(dist, b, requests, c.seed, c.rate, c.loserSampling);
+                TailSim.Config tc = new TailSim.Config(dist, b, requests, c.seed, c.rate, c.loserSampling, c.scope);
                 long t0 = System.nanoTime();
                 TailSim.Result r = TailSim.run(tc);
                 HedgeSim.log(String.format(
@@ -128,6 +133,9 @@ public final class SweepSim {
                 .field("requests", c.requests)
                 .field("seed", c.seed)
                 .field("loser_sampling", c.loserSampling);
+        if (c.scope != null) {
+            j.field("scope", c.scope.name());
+        }
         for (String v : new String[] {"unhedged", "hedged", "fixed", "oracle"}) {
             Percentiles p = r.variants.get(v);
             j.beginObject(v)
@@ -140,6 +148,8 @@ public final class SweepSim {
                             .field("hedges_sent", r.hedgedSent)
                             .field("budget_denied", r.hedgedDenied)
                             .field("final_delay_ms", Percentiles.round(r.hedgedFinalDelayMs))
+                            .field("delay_log_mean", Percentiles.round5(r.delayLogMean))
+                            .field("delay_log_sd", Percentiles.round5(r.delayLogSd))
                             .field("attempt_time_over_unhedged", Percentiles.round5(r.hedgedAttemptTime));
                     break;
                 case "fixed":

@@ -2,6 +2,7 @@ package io.github.hedge.benchmarks.sim;
 
 import io.github.hedge.core.DelayPolicy;
 import io.github.hedge.core.HedgeConfig;
+import io.github.hedge.core.PercentileDelay;
 import io.github.hedge.core.testing.VirtualTimeScheduler;
 import java.time.Duration;
 import java.util.LinkedHashMap;
@@ -24,8 +25,37 @@ public final class TailSim {
         final long seed;
         final double ratePerSecond;
         final double loserSampling;
+        final PercentileDelay.Scope scope;
 
         /**
+         * @param dist latency distribution
+         * @param budget b, the extra-load budget
+         * @param requests number of requests
+         * @param seed the seed of every draw
+         * @param ratePerSecond Poisson arrival rate in virtual time
+         * @param loserSampling the hedged variant's {@code HedgeConfig.loserSampling}, in [0, 1]
+         * @param scope the hedged variant's delay scope, or null for the library's default
+         */
+        public Config(
+                Distribution dist,
+                double budget,
+                int requests,
+                long seed,
+                double ratePerSecond,
+                double loserSampling,
+                PercentileDelay.Scope scope) {
+            this.dist = dist;
+            this.budget = budget;
+            this.requests = requests;
+            this.seed = seed;
+            this.ratePerSecond = ratePerSecond;
+            this.loserSampling = loserSampling;
+            this.scope = scope;
+        }
+
+        /**
+         * The library's default delay scope.
+         *
          * @param dist latency distribution
          * @param budget b, the extra-load budget
          * @param requests number of requests
@@ -35,12 +65,7 @@ public final class TailSim {
          */
         public Config(
                 Distribution dist, double budget, int requests, long seed, double ratePerSecond, double loserSampling) {
-            this.dist = dist;
-            this.budget = budget;
-            this.requests = requests;
-            this.seed = seed;
-            this.ratePerSecond = ratePerSecond;
-            this.loserSampling = loserSampling;
+            this(dist, budget, requests, seed, ratePerSecond, loserSampling, null);
         }
 
         /**
@@ -83,6 +108,16 @@ public final class TailSim {
          * samples; null when it has none
          */
         public double[] estimatedUnhedged;
+
+        /**
+         * the hedged executor's delay sampled once per virtual second (from the first second it
+         * hedges): the mean and the standard deviation of {@code ln(delay / d*)}; 0 when never
+         * sampled
+         */
+        public double delayLogMean;
+
+        /** see {@link #delayLogMean} */
+        public double delayLogSd;
 
         /** primaries the estimate holds only as lower bounds (cancelled before they answered) */
         public long censoredPrimaries;
@@ -167,8 +202,14 @@ public final class TailSim {
         VirtualTimeScheduler hedgedClock = new VirtualTimeScheduler();
         Duration savingsWindow = Duration.ofNanos(2 * w.spanNanos()).plusSeconds(60);
         io.github.hedge.core.HedgedExecutor[] holder = new io.github.hedge.core.HedgedExecutor[1];
-        HedgeConfig hedgedConfig = HedgeConfig.builder()
-                .maxExtraLoad(c.budget)
+        HedgeConfig.Builder hedgedBuilder = HedgeConfig.builder().maxExtraLoad(c.budget);
+        if (c.scope != null) { // maxExtraLoad's delay in another scope
+            hedgedBuilder.delay(DelayPolicy.percentile(1 - c.budget)
+                    .scope(c.scope)
+                    .budgetFeedback(true)
+                    .build());
+        }
+        HedgeConfig hedgedConfig = hedgedBuilder
                 .loserSampling(c.loserSampling)
                 .ticker(hedgedClock)
                 .scheduler(hedgedClock)
@@ -177,8 +218,22 @@ public final class TailSim {
                 .savingsWindow(savingsWindow)
                 .build();
         holder[0] = io.github.hedge.core.HedgedExecutor.of("sim-hedged", hedgedConfig);
+        // the delay once per virtual second, read at a call's arrival, where the call reads it too
+        double[] delayLog = new double[3]; // samples, sum, sum of squares of ln(delay / d*)
+        long[] nextSample = {0};
         ExecutorRun.Result hedged = ExecutorRun.run(
-                holder[0], w, ExecutorRun.delayed(w, ExecutorRun.Slowdown.NONE, hedgedTime), hedgedClock, null);
+                holder[0], w, ExecutorRun.delayed(w, ExecutorRun.Slowdown.NONE, hedgedTime), hedgedClock, t -> {
+                    if (t >= nextSample[0]) {
+                        nextSample[0] = t + 1_000_000_000L;
+                        long d = holder[0].currentDelayNanos();
+                        if (d > 0) {
+                            double x = Math.log(d / 1e6 / dStar);
+                            delayLog[0]++;
+                            delayLog[1] += x;
+                            delayLog[2] += x * x;
+                        }
+                    }
+                });
         long finalDelay = holder[0].currentDelayNanos();
         hedgedClock.advance(savingsWindow.dividedBy(100)); // past a refresh: every sample visible
         io.github.hedge.core.HedgeSavings saved = holder[0].savings();
@@ -200,6 +255,10 @@ public final class TailSim {
         variants.put("oracle", new Percentiles(oracle));
         Result r = new Result(
                 variants, hedged, fixed, dStar, finalDelay < 0 ? -1 : finalDelay / 1e6, (double) oracleHedges / n);
+        if (delayLog[0] > 0) {
+            r.delayLogMean = delayLog[1] / delayLog[0];
+            r.delayLogSd = Math.sqrt(Math.max(0, delayLog[2] / delayLog[0] - r.delayLogMean * r.delayLogMean));
+        }
         r.hedgedAttemptTime = hedgedTime.ms() / unhedgedTime;
         r.fixedAttemptTime = fixedTime.ms() / unhedgedTime;
         r.oracleAttemptTime = oracleTime / unhedgedTime;
@@ -246,6 +305,8 @@ public final class TailSim {
                 case "hedged":
                     j.field("extra_load", Percentiles.round5(r.hedgedExtraLoad))
                             .field("final_delay_ms", Percentiles.round(r.hedgedFinalDelayMs))
+                            .field("delay_log_mean", Percentiles.round5(r.delayLogMean))
+                            .field("delay_log_sd", Percentiles.round5(r.delayLogSd))
                             .field("hedges_won", r.hedgedWon)
                             .field("budget_denied", r.hedgedDenied)
                             .field("attempt_time_over_unhedged", Percentiles.round5(r.hedgedAttemptTime));

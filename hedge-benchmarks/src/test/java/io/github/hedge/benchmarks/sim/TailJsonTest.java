@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.offset;
 
 import io.github.hedge.core.DelayPolicy;
 import io.github.hedge.core.HedgeConfig;
+import io.github.hedge.core.PercentileDelay;
 import io.github.hedge.core.testing.VirtualTimeScheduler;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
@@ -61,6 +62,34 @@ class TailJsonTest {
                         .find())
                 .isTrue();
         assertThat(Files.exists(png)).isTrue();
+    }
+
+    @Test
+    void should_run_the_delay_scope_asked_for_and_report_how_the_delay_spread_when_given_a_scope() {
+        Distribution d = Distribution.parse("lognormal:0,1");
+        TailSim.Config median = new TailSim.Config(d, 0.05, 20_000, 1, 1000, 0, PercentileDelay.Scope.TARGET_MEDIAN);
+        TailSim.Result byDefault = TailSim.run(new TailSim.Config(d, 0.05, 20_000, 1, 1000));
+        TailSim.Result consensus =
+                TailSim.run(new TailSim.Config(d, 0.05, 20_000, 1, 1000, 0, PercentileDelay.Scope.TARGET_CONSENSUS));
+        TailSim.Result byMedian = TailSim.run(median);
+
+        assertThat(consensus.delayLogSd).isEqualTo(byDefault.delayLogSd); // the default scope
+        assertThat(byMedian.delayLogSd).isPositive().isNotEqualTo(consensus.delayLogSd);
+        assertThat(consensus.delayLogMean).isCloseTo(0, offset(0.1)); // the delay is about d*
+        assertThat(TailSim.json(byMedian, median)).contains("\"delay_log_sd\":");
+    }
+
+    @Test
+    void should_name_the_scopes_when_the_scope_option_is_not_one() {
+        ByteArrayOutputStream err = new ByteArrayOutputStream();
+        int code = HedgeSim.run(
+                new String[] {"sweep", "--scope", "NEAREST"},
+                new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8),
+                new PrintStream(err, true, StandardCharsets.UTF_8));
+        assertThat(code).isNotZero();
+        assertThat(err.toString(StandardCharsets.UTF_8))
+                .contains(
+                        "--scope must be one of [CLUSTER, TARGET_MEDIAN, TARGET_CONSENSUS, PREVIOUS_TARGET], was 'NEAREST'");
     }
 
     /** The same pareto:2,1 draws at b = 0.05, run cancelling every loser and sampling every one. */
