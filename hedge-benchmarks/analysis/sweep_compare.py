@@ -5,8 +5,12 @@
         one row per run: worst ratios, denials, cells missing a target (b >= 0.01 for the estimate)
     python3 sweep_compare.py cells BUDGET BEFORE_FILE AFTER_FILE
         one row per distribution at that budget: hedged p99.9 and p99.99 over the oracle, denials
+    python3 sweep_compare.py pairs LABEL=BEFORE_FILE,AFTER_FILE [...]
+        one row per pair of runs on the same draws: how hedged p99.9 and p99.99 moved cell by cell
+        (geometric mean of after / before; cells where the oracle improves p99.9), and the delay's
+        spread (delay_log_sd) before and after
 
-Used for docs/benchmarks.md section 2.6. Lines that are not JSON objects are skipped.
+Used for docs/benchmarks.md sections 2.6 and 2.7. Lines that are not JSON objects are skipped.
 """
 import json
 import sys
@@ -74,9 +78,37 @@ def cells(budget, before, after):
               f"| {x['hedged']['budget_denied']} | {y['hedged']['budget_denied']} |")
 
 
+def pairs(runs):
+    import math
+    print("| run | cells | p99.9 after / before, geometric mean | cells better / worse by > 0.5% "
+          "| p99.99 after / before, geometric mean | worst p99.9 / oracle, before / after "
+          "| delay spread (sd of ln(delay / d*)), median over cells, before / after |")
+    print("|---|---|---|---|---|---|---|")
+    for label, files in runs:
+        before_file, after_file = files.split(",")
+        a = {(d["dist"], d["budget"]): d for d in load(before_file)[0]}
+        b = {(d["dist"], d["budget"]): d for d in load(after_file)[0]}
+        keys = [k for k in a if k in b]
+        r3 = [b[k]["hedged_p999_over_oracle"] / a[k]["hedged_p999_over_oracle"]
+              for k in keys if a[k]["oracle_improves_p999"]]
+        r4 = [b[k]["hedged_p9999_over_oracle"] / a[k]["hedged_p9999_over_oracle"] for k in keys]
+        gm = lambda xs: math.exp(sum(math.log(x) for x in xs) / len(xs))
+        med = lambda xs: sorted(xs)[(len(xs) - 1) // 2]
+        better = sum(1 for x in r3 if x < 0.995)
+        worse = sum(1 for x in r3 if x > 1.005)
+        w_a = max(a[k]["hedged_p999_over_oracle"] for k in keys if a[k]["oracle_improves_p999"])
+        w_b = max(b[k]["hedged_p999_over_oracle"] for k in keys if b[k]["oracle_improves_p999"])
+        sd_a = med([a[k]["hedged"]["delay_log_sd"] for k in keys])
+        sd_b = med([b[k]["hedged"]["delay_log_sd"] for k in keys])
+        print(f"| {label} | {len(keys)} | {gm(r3):.4f} | {better} / {worse} | {gm(r4):.4f} "
+              f"| {w_a:.4f} / {w_b:.4f} | {100 * sd_a:.2f}% / {100 * sd_b:.2f}% |")
+
+
 if __name__ == "__main__":
     if len(sys.argv) >= 3 and sys.argv[1] == "summary":
         summary([tuple(arg.rsplit("=", 1)) for arg in sys.argv[2:]])
+    elif len(sys.argv) >= 3 and sys.argv[1] == "pairs":
+        pairs([tuple(arg.rsplit("=", 1)) for arg in sys.argv[2:]])
     elif len(sys.argv) == 5 and sys.argv[1] == "cells":
         cells(float(sys.argv[2]), sys.argv[3], sys.argv[4])
     else:
