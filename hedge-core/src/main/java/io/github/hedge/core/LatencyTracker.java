@@ -330,15 +330,7 @@ public final class LatencyTracker {
      * @throws IllegalArgumentException when p is not in (0, 1) or minSamples is negative
      */
     public long medianTargetPercentileNanos(double p, long minSamples) {
-        checkPercentile(p);
-        Checks.atLeast("minSamples", minSamples, 0);
-        Snapshot s = current();
-        for (int i = 0; i < s.medianPs.length; i++) {
-            if (s.medianPs[i] == p && s.medianMins[i] == minSamples) {
-                return s.medianValues[i];
-            }
-        }
-        return slowTargetValue(p, minSamples, false);
+        return targetValue(p, minSamples, false);
     }
 
     /**
@@ -360,15 +352,20 @@ public final class LatencyTracker {
      * @throws IllegalArgumentException when p is not in (0, 1) or minSamples is negative
      */
     public long consensusTargetPercentileNanos(double p, long minSamples) {
+        return targetValue(p, minSamples, true);
+    }
+
+    /** The cached median or consensus for {@code (p, minSamples)}; computed on a first request. */
+    private long targetValue(double p, long minSamples, boolean consensus) {
         checkPercentile(p);
         Checks.atLeast("minSamples", minSamples, 0);
         Snapshot s = current();
         for (int i = 0; i < s.medianPs.length; i++) {
             if (s.medianPs[i] == p && s.medianMins[i] == minSamples) {
-                return s.consensusValues[i];
+                return consensus ? s.consensusValues[i] : s.medianValues[i];
             }
         }
-        return slowTargetValue(p, minSamples, true);
+        return slowTargetValue(p, minSamples, consensus);
     }
 
     /** @return the samples in the cluster-wide window (cached), observed and censored */

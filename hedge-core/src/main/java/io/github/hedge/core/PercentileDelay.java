@@ -47,9 +47,9 @@ public final class PercentileDelay implements DelayPolicy {
          * median ({@link LatencyTracker#consensusTargetPercentileNanos}); like {@link
          * #TARGET_MEDIAN}, a minority of slow targets cannot drag the delay up, but the delay rests on
          * the samples of every target that agrees, so it jitters less (on hedge-benchmarks' steepest
-         * sweep cell, a 1% budget on {@code lognormal:0,2}, the delay's standard deviation fell from
-         * 4.9% to 4.3% and the hedged p99.9 moved closer to the oracle's on 7 seeds of 8,
-         * docs/benchmarks.md); pooled samples when no target qualifies
+         * sweep cell, a 1% budget on {@code lognormal:0,2}, over 8 seeds the delay's standard
+         * deviation fell from 3.7% to 3.3% on average, and the hedged p99.9 came closer to the
+         * oracle's on 7 of them, docs/benchmarks.md 2.7); pooled samples when no target qualifies
          */
         TARGET_CONSENSUS,
         /** the percentile of the target the latest attempt ran on; pooled samples when unknown */
