@@ -341,8 +341,8 @@ public final class LatencyTracker {
      * (or fast) targets cannot move it; unlike the median, it rests on the samples of every target
      * that agrees, so with three alike targets its sampling error is that of their pooled samples
      * rather than of one target's (the median of three estimates has about 1.35 times the variance
-     * of their mean). A target up to 1.25 times slower than the median one
-     * still counts, and lifts the value by at most its share of the samples times that factor.
+     * of their mean). A target up to 1.25 times slower than the median one still counts, and lifts
+     * the value by at most its share of the samples times 25% (one of three alike targets: about 8%).
      * Cached per {@code (p, minSamples)} with the median and kept up to date at every refresh.
      *
      * @param p the percentile, in (0, 1)
