@@ -15,9 +15,15 @@ import java.util.Iterator;
  * observed latencies; indexes {@code BUCKET_COUNT + i} count <em>censored</em> samples, attempts
  * cancelled after a time in bucket {@code i}, whose latency is only known to exceed it. Percentiles
  * are the Kaplan–Meier (product-limit) estimate over the buckets: a censored sample counts in the
- * risk set of every bucket up to and including its own, then leaves without an event, so its mass
- * goes to the observed samples above it. Without censored samples this is exactly the empirical
- * percentile.
+ * risk set of every bucket below its own and for half of its own, then leaves without an event, so
+ * its mass goes to the observed samples above it. The half is the actuarial (life-table)
+ * convention: the sample was cancelled somewhere inside its bucket, on average half-way, so it was
+ * at risk for about half of that bucket's events. Counting it for the whole bucket (the convention
+ * for exact times, where a sample censored at t is at risk at t) overstates the risk set wherever
+ * cancellations are dense, such as just past the hedge delay, and biases every percentile above
+ * them upwards: in hedge-benchmarks' sweep the estimate of the unhedged p99 at a 5-10% budget was
+ * 1-3% high on average and up to 2.5% higher in a cell than with the half. Without censored samples
+ * this is exactly the empirical percentile.
  *
  * <p><b>Extent: time and count.</b> A slice counts for {@code timeSlices} intervals; after that it
  * is kept while the newer slices hold fewer than {@code minSamples} samples, and never beyond {@code
@@ -249,7 +255,7 @@ public final class SlidingBucketWindow {
      *     formula; without censored samples {@code sqrt((1 - S) / (n S))}, S the empirical survival
      *     there): 0.1 means about 100 uncensored samples' worth beyond it. Where the survival
      *     reaches 0 (every sample still at risk answers in one bucket) that bucket adds {@code 1 /
-     *     n}, n the samples at risk. Infinite where the estimate does not reach the percentile or,
+     *     n}, n the samples at risk (the bucket's own censored samples counting for half). Infinite where the estimate does not reach the percentile or,
      *     without censored samples, no sample lies beyond it.
      */
     public void valuesAt(double[] sortedPs, long[] out, long[] excludedCensored, double[] relativeErrors) {
@@ -293,11 +299,10 @@ public final class SlidingBucketWindow {
                 long d = counts[i];
                 long c = censoredAt(i, excludedCensored);
                 if (d > 0) {
-                    survival *= 1.0 - (double) d / atRisk;
-                    // where every sample still at risk answers in this bucket (survival reaches 0), its
-                    // term is 1 / atRisk: an atom of many samples places its percentiles well, one
-                    // last sample does not
-                    greenwood += d < atRisk ? (double) d / ((double) atRisk * (atRisk - d)) : 1.0 / atRisk;
+                    // the bucket's own censored samples count for half of it (see the class comment)
+                    double risk = atRisk - 0.5 * c;
+                    survival *= 1.0 - d / risk;
+                    greenwood += d < risk ? d / (risk * (risk - d)) : 1.0 / risk;
                     double cdf = 1.0 - survival;
                     while (j < n && cdf >= sortedPs[j] - 1e-12) {
                         if (relativeErrors != null) {

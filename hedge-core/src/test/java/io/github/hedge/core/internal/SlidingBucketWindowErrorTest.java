@@ -6,8 +6,9 @@ import static org.assertj.core.api.Assertions.within;
 import org.junit.jupiter.api.Test;
 
 /**
- * {@link SlidingBucketWindow#valuesAt(double[], long[], long[], double[])}: how well the data place
- * each percentile (Greenwood's relative standard error of the estimated survival there).
+ * {@link SlidingBucketWindow#valuesAt(double[], long[], long[], double[])}: where the Kaplan–Meier
+ * estimate places each percentile, and how well (Greenwood's relative standard error of the
+ * estimated survival there).
  */
 class SlidingBucketWindowErrorTest {
     private static final int B = LogLinearBuckets.BUCKET_COUNT;
@@ -49,19 +50,33 @@ class SlidingBucketWindowErrorTest {
 
     @Test
     void should_add_greenwood_terms_over_the_events_when_samples_are_censored() {
-        // 4 observed at 1, 2, 3, 4 ms, 2 censored at 2 ms (counted after that bucket's event).
-        // At risk: 6 at 1 ms, 5 at 2 ms, 2 at 3 ms, 1 at 4 ms; one event each
+        // 4 observed at 1, 2, 3, 4 ms, 2 censored at 2 ms (at risk for half of that bucket).
+        // At risk: 6 at 1 ms, 5 - 2/2 = 4 at 2 ms, 2 at 3 ms, 1 at 4 ms; one event each
         SlidingBucketWindow w = window(new long[] {1, 2, 3, 4}, new long[] {2, 2});
 
         double[] e = errorsAt(w, 0.1, 0.3, 0.6, 0.9);
         double g1 = 1.0 / (6 * 5);
-        double g2 = g1 + 1.0 / (5 * 4);
+        double g2 = g1 + 1.0 / (4 * 3);
         double g3 = g2 + 1.0 / (2 * 1);
         assertThat(e[0]).isCloseTo(Math.sqrt(g1), within(1e-9)); // survival 5/6 after 1 ms
-        assertThat(e[1]).isCloseTo(Math.sqrt(g2), within(1e-9)); // 2/3 after 2 ms
-        assertThat(e[2]).isCloseTo(Math.sqrt(g3), within(1e-9)); // 1/3 after 3 ms
+        assertThat(e[1]).isCloseTo(Math.sqrt(g2), within(1e-9)); // 5/6 * 3/4 = 5/8 after 2 ms
+        assertThat(e[2]).isCloseTo(Math.sqrt(g3), within(1e-9)); // 5/16 after 3 ms
         // the last sample at risk answers: survival 0, and the bucket adds 1 / (1 at risk)
         assertThat(e[3]).isCloseTo(Math.sqrt(g3 + 1.0), within(1e-9));
+    }
+
+    @Test
+    void should_count_samples_censored_in_a_bucket_at_risk_for_half_of_it_when_placing_a_percentile() {
+        // as above: the survival after 2 ms is 5/6 * (1 - 1/4) = 5/8, a distribution function of
+        // 0.375. Counted for the whole bucket (5 at risk) it would be 5/6 * 4/5 = 2/3, and p35
+        // would move up to the next sample's bucket, 3 ms
+        SlidingBucketWindow w = window(new long[] {1, 2, 3, 4}, new long[] {2, 2});
+
+        assertThat(w.valueAt(0.35)).isEqualTo(LogLinearBuckets.highestValue(LogLinearBuckets.indexOf(2 * MS)));
+        assertThat(w.valueAt(0.38)).isEqualTo(LogLinearBuckets.highestValue(LogLinearBuckets.indexOf(3 * MS)));
+        // without censored samples the empirical percentile: 2 of 4 at or below 2 ms
+        SlidingBucketWindow plain = window(new long[] {1, 2, 3, 4}, new long[0]);
+        assertThat(plain.valueAt(0.5)).isEqualTo(LogLinearBuckets.highestValue(LogLinearBuckets.indexOf(2 * MS)));
     }
 
     @Test
