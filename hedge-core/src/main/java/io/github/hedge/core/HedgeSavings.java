@@ -43,8 +43,8 @@ import java.util.Locale;
  * modes, where a small error in the estimated share of slow calls moves it far. Read an estimate
  * outside the list as a rough figure. Measured by the simulator's sweep (docs/benchmarks.md,
  * sections 2.1 and 2.8): every estimate off by more than 10% was outside the list, and the worst
- * error inside it was 6.1% on seed 1 and 8.4% over seeds 1-10; at the default settings p99 was supported in 37 of the 42 cells with a
- * budget of at least 0.01 and p99.9 in 14 of them. {@link #toString()} marks an unsupported
+ * error inside it was 6.1% on seed 1 and 8.4% over seeds 1-10; at the default settings p99 was
+ * supported in 37 of the 42 cells with a budget of at least 0.01 and p99.9 in 14 of them. {@link #toString()} marks an unsupported
  * estimate with {@code ~}.
  *
  * <p>All latencies in nanoseconds; -1 where the window holds no sample.

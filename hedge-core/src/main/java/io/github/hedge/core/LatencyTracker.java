@@ -33,10 +33,10 @@ import java.util.concurrent.locks.ReentrantLock;
  * lowers the delay, which cuts the tail again). An attempt that was cancelled (a hedging loser, or
  * one ended by a deadline or its caller) has no latency, only a lower bound: record its elapsed time
  * with {@link #recordCensored(String, long)}. Percentiles are the Kaplan–Meier (product-limit)
- * estimate over the buckets: a censored sample takes part in the risk set up to its elapsed time (for
- * half of the bucket holding it, the actuarial convention, as it was cancelled somewhere inside it)
- * and then passes its weight to the observed samples above it, instead of counting as a latency equal to
- * its elapsed time. Recording losers as full samples at their elapsed time (delay + the winner's
+ * estimate over the buckets: a censored sample takes part in the risk set up to its elapsed time
+ * (for half of the bucket holding it, the actuarial convention, as it was cancelled somewhere
+ * inside it) and then passes its weight to the observed samples above it, instead of counting as a
+ * latency equal to its elapsed time. Recording losers as full samples at their elapsed time (delay + the winner's
  * latency) feeds the estimate with the values it produced, and with a replica that hangs the
  * percentile climbs until hedging stops (Scylla #3746, #7342). Without censored samples the estimate
  * is the plain empirical percentile.

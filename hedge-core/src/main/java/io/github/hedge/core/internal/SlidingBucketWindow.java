@@ -255,8 +255,9 @@ public final class SlidingBucketWindow {
      *     formula; without censored samples {@code sqrt((1 - S) / (n S))}, S the empirical survival
      *     there): 0.1 means about 100 uncensored samples' worth beyond it. Where the survival
      *     reaches 0 (every sample still at risk answers in one bucket) that bucket adds {@code 1 /
-     *     n}, n the samples at risk (the bucket's own censored samples counting for half). Infinite where the estimate does not reach the percentile or,
-     *     without censored samples, no sample lies beyond it.
+     *     n}, n the samples at risk (the bucket's own censored samples counting for half).
+     *     Infinite where the estimate does not reach the percentile or, without censored samples,
+     *     no sample lies beyond it.
      */
     public void valuesAt(double[] sortedPs, long[] out, long[] excludedCensored, double[] relativeErrors) {
         int n = sortedPs.length;
@@ -302,6 +303,9 @@ public final class SlidingBucketWindow {
                     // the bucket's own censored samples count for half of it (see the class comment)
                     double risk = atRisk - 0.5 * c;
                     survival *= 1.0 - d / risk;
+                    // where every sample still at risk answers in this bucket (survival reaches 0), its
+                    // term is 1 / risk: an atom of many samples places its percentiles well, one last
+                    // sample does not
                     greenwood += d < risk ? d / (risk * (risk - d)) : 1.0 / risk;
                     double cdf = 1.0 - survival;
                     while (j < n && cdf >= sortedPs[j] - 1e-12) {
