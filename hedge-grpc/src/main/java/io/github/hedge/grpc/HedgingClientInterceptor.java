@@ -9,6 +9,7 @@ import io.github.hedge.core.PercentileDelay;
 import io.github.hedge.grpc.internal.CallPlan;
 import io.github.hedge.grpc.internal.HedgingCall;
 import io.github.hedge.grpc.internal.StatusClassifier;
+import io.github.hedge.grpc.internal.TooLargeCount;
 import io.github.hedge.grpc.internal.WarmupLatency;
 import io.grpc.CallOptions;
 import io.grpc.Channel;
@@ -26,7 +27,6 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.atomic.LongAdder;
 
 /**
  * Hedges the <b>unary</b> calls of a grpc-java channel: attempt 1 starts as an ordinary {@link
@@ -43,7 +43,7 @@ import java.util.concurrent.atomic.LongAdder;
  *       idempotency_level} in the .proto), or that a {@link MethodPolicy} declares idempotent.
  *       Other unary calls run exactly once (still measured); streaming calls pass through untouched.
  *   <li><b>Request size.</b> A request larger than {@link Builder#maxHedgedRequestBytes(int)} runs
- *       once, untouched; it is counted in {@link #requestsTooLarge()} and logged once per method.
+ *       once, untouched; it is counted in {@link #requestsTooLarge()} and logged at INFO once per method and interceptor.
  *   <li><b>Status.</b> A status in {@link Builder#nonFatalCodes} ({@code UNAVAILABLE} by default)
  *       starts the next attempt at once; any other status ends the call with that status. The
  *       caller's deadline and {@code Context} bound every attempt; cancelling the call cancels every
@@ -93,7 +93,7 @@ public final class HedgingClientInterceptor implements ClientInterceptor {
     /**
      * The defaults every method starts from unless {@link Builder#defaults(HedgeConfig)} replaces
      * them: hedge after the <b>p96</b> of the method's recent per-attempt latency, at most <b>5%</b>
-     * extra attempts (one budget per channel), two attempts per call. Before 100 samples the
+     * extra attempts (one budget per channel), two attempts per call. Before 125 samples the
      * percentile has no estimate and does not hedge: the interceptor adds its warm-up to this delay,
      * per method, and initial tokens to the budget it builds (see the class comment).
      * The delay sits one point below the budget on purpose: a delay at p95 asks for 5% hedges on
@@ -127,7 +127,7 @@ public final class HedgingClientInterceptor implements ClientInterceptor {
     private final HedgedExecutorRegistry registry;
     private final String namePrefix;
     private final ConcurrentHashMap<String, CallPlan> plans = new ConcurrentHashMap<>();
-    private final ConcurrentHashMap<String, LongAdder> tooLarge = new ConcurrentHashMap<>();
+    private final ConcurrentHashMap<String, TooLargeCount> tooLarge = new ConcurrentHashMap<>();
     private final boolean warmup;
     private final double warmupFactor;
     private final Duration warmupMinDelay;
@@ -195,7 +195,7 @@ public final class HedgingClientInterceptor implements ClientInterceptor {
             c.maxAttempts(p.maxAttempts());
         }
         HedgedExecutor executor = registry.executor(namePrefix + name, c.build());
-        LongAdder large = tooLarge.computeIfAbsent(name, n -> new LongAdder());
+        TooLargeCount large = tooLarge.computeIfAbsent(name, n -> new TooLargeCount());
         // an executor already in a shared registry keeps its own delay: sample only for ours
         DelayPolicy used = executor.config().delayPolicy();
         if (warmupLatency != null

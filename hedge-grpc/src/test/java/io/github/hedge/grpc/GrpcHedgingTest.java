@@ -3,6 +3,10 @@ package io.github.hedge.grpc;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import ch.qos.logback.classic.Level;
+import ch.qos.logback.classic.Logger;
+import ch.qos.logback.classic.spi.ILoggingEvent;
+import ch.qos.logback.core.read.ListAppender;
 import com.google.common.util.concurrent.ListenableFuture;
 import com.google.protobuf.ByteString;
 import io.github.hedge.core.DelayPolicy;
@@ -13,6 +17,7 @@ import io.github.hedge.core.HedgedExecutor;
 import io.github.hedge.core.HedgedExecutorRegistry;
 import io.github.hedge.grpc.Backends.Action;
 import io.github.hedge.grpc.Backends.Execution;
+import io.github.hedge.grpc.internal.HedgingCall;
 import io.github.hedge.grpc.test.EchoGrpc;
 import io.github.hedge.grpc.test.EchoReply;
 import io.github.hedge.grpc.test.EchoRequest;
@@ -40,6 +45,7 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.slf4j.LoggerFactory;
 
 /** The interceptor and the balancer against three real grpc-netty backends on 127.0.0.1. */
 @Timeout(120) // a hung call fails the test instead of the build
@@ -393,6 +399,44 @@ class GrpcHedgingTest {
         assertThat(stub.get(req("small")).getAttempt()).isEqualTo(2);
         assertThat(backends.executions("big")).hasSize(1);
         assertThat(hedging.requestsTooLarge()).containsEntry("hedge.test.Echo/Get", 1L);
+    }
+
+    @Test
+    void should_log_a_request_over_the_size_limit_once_per_method_and_interceptor_when_it_repeats() throws Exception {
+        backends.behave((b, m, r, a) -> Action.reply(1));
+        Logger logger = (Logger) LoggerFactory.getLogger(HedgingCall.class);
+        ListAppender<ILoggingEvent> log = new ListAppender<>();
+        log.start();
+        logger.addAppender(log);
+        try {
+            EchoRequest big = EchoRequest.newBuilder()
+                    .setText("secret-text")
+                    .setPayload(ByteString.copyFrom(new byte[2000]))
+                    .build();
+            HedgingClientInterceptor first =
+                    hedging(20).maxHedgedRequestBytes(1000).build();
+            EchoGrpc.EchoBlockingStub stub = EchoGrpc.newBlockingStub(channel(first, true));
+            for (int i = 0; i < 3; i++) {
+                stub.get(big);
+            }
+            HedgingClientInterceptor second =
+                    hedging(20).maxHedgedRequestBytes(1000).build();
+            EchoGrpc.newBlockingStub(channel(second, true)).get(big);
+
+            assertThat(first.requestsTooLarge()).containsEntry("hedge.test.Echo/Get", 3L);
+            assertThat(second.requestsTooLarge()).containsEntry("hedge.test.Echo/Get", 1L);
+            List<String> lines = log.list.stream()
+                    .filter(e -> e.getLevel() == Level.INFO)
+                    .map(ILoggingEvent::getFormattedMessage)
+                    .filter(m -> m.contains("larger than"))
+                    .toList();
+            assertThat(lines).hasSize(2).allSatisfy(m -> assertThat(m)
+                    .contains("hedge.test.Echo/Get", "1000 bytes")
+                    .doesNotContain("secret-text"));
+        } finally {
+            logger.detachAppender(log);
+            log.stop();
+        }
     }
 
     @Test

@@ -2,7 +2,6 @@ package io.github.hedge.grpc.internal;
 
 import io.github.hedge.core.CallOptions;
 import io.github.hedge.core.HedgedExecutor;
-import java.util.concurrent.atomic.LongAdder;
 
 /** How the calls of one method are run, resolved once per method. Immutable. */
 public final class CallPlan {
@@ -12,7 +11,7 @@ public final class CallPlan {
     private final HedgedExecutor executor;
     private final boolean idempotent;
     private final int maxRequestBytes;
-    private final LongAdder tooLarge;
+    private final TooLargeCount tooLarge;
     private final CallOptions options;
     private final WarmupLatency warmup;
 
@@ -20,7 +19,7 @@ public final class CallPlan {
             HedgedExecutor executor,
             boolean idempotent,
             int maxRequestBytes,
-            LongAdder tooLarge,
+            TooLargeCount tooLarge,
             WarmupLatency warmup) {
         this.executor = executor;
         this.warmup = warmup;
@@ -42,7 +41,8 @@ public final class CallPlan {
         return maxRequestBytes;
     }
 
-    public LongAdder tooLarge() {
+    /** @return this method's count of requests too large to hedge, on this interceptor */
+    public TooLargeCount tooLarge() {
         return tooLarge;
     }
 

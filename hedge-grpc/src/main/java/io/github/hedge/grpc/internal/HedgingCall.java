@@ -163,8 +163,9 @@ public final class HedgingCall<ReqT, RespT> extends ClientCall<ReqT, RespT> {
             return;
         }
         if (plan.idempotent() && tooLarge()) {
-            plan.tooLarge().increment();
-            logTooLargeOnce();
+            if (plan.tooLarge().record()) {
+                logTooLarge();
+            }
             launchDirect();
             return;
         }
@@ -515,16 +516,12 @@ public final class HedgingCall<ReqT, RespT> extends ClientCall<ReqT, RespT> {
         }
     }
 
-    private static final java.util.Set<String> LOGGED_TOO_LARGE = java.util.concurrent.ConcurrentHashMap.newKeySet();
-
-    private void logTooLargeOnce() {
-        if (LOGGED_TOO_LARGE.size() < 1000 && LOGGED_TOO_LARGE.add(method.getFullMethodName())) {
-            LOG.info(
-                    "hedge: a request of {} was larger than {} bytes and was not hedged"
-                            + " (counted in HedgingClientInterceptor.requestsTooLarge(); logged once per method)",
-                    method.getFullMethodName(),
-                    plan.maxRequestBytes());
-        }
+    private void logTooLarge() {
+        LOG.info(
+                "hedge: a request of {} was larger than {} bytes and was not hedged"
+                        + " (counted in HedgingClientInterceptor.requestsTooLarge(); logged once per method)",
+                method.getFullMethodName(),
+                plan.maxRequestBytes());
     }
 
     /** The winner's response. */
