@@ -79,7 +79,8 @@ public class HedgeProperties {
     public static class Delay {
         /**
          * Adaptive delay: this percentile of recent per-attempt latency, as a fraction in (0, 1) (0.95 for
-         * p95). Default when no delay is set: 1 - max-extra-load. No hedge before 100 samples.
+         * p95). Default when no delay is set: 1 - max-extra-load. No hedge before max(100, 5 / (1 -
+         * percentile)) samples: 100 up to p95, 500 for p99.
          */
         private Double percentile;
 

@@ -8,6 +8,7 @@ import io.github.hedge.core.HedgeBudget;
 import io.github.hedge.core.HedgeConfig;
 import io.github.hedge.core.HedgedExecutor;
 import io.github.hedge.core.HedgedExecutorRegistry;
+import io.github.hedge.core.LatencyTracker;
 import io.github.hedge.core.PercentileDelay;
 import io.github.hedge.spring.aop.HedgedAdvisor;
 import java.time.Duration;
@@ -15,6 +16,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Executor;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
@@ -103,8 +105,49 @@ class HedgeAutoConfigurationTest {
                 assertThat(p.percentile()).isEqualTo(0.95);
                 assertThat(p.min()).isEqualTo(Duration.ZERO);
                 assertThat(p.max()).isEqualTo(Duration.ofSeconds(10));
+                assertThat(p.minSamples()).isEqualTo(100);
             });
         });
+    }
+
+    @Test
+    void should_not_hedge_before_five_hundred_samples_when_the_percentile_is_p99() {
+        runner.withPropertyValues(
+                        "hedge.instances.p99.delay.percentile=0.99", "hedge.instances.p95.delay.percentile=0.95")
+                .run(ctx -> {
+                    HedgeInstances instances = ctx.getBean(HedgeInstances.class);
+                    // p99 needs 5 / (1 - 0.99) = 500 samples, more than the 100 of minSamples
+                    HedgedExecutor p99 = instances.executor("p99");
+                    assertThat(delayAfterSamples(p99, 499)).isEqualTo(DelayPolicy.NO_HEDGE);
+                    assertThat(delayAfterSamples(p99, 500)).isPositive();
+                    // p95 needs 5 / (1 - 0.95) = 100: minSamples and the percentile agree
+                    HedgedExecutor p95 = instances.executor("p95");
+                    assertThat(delayAfterSamples(p95, 99)).isEqualTo(DelayPolicy.NO_HEDGE);
+                    assertThat(delayAfterSamples(p95, 100)).isPositive();
+                });
+    }
+
+    /**
+     * Records latencies of 1 ms, 2 ms, ... until the executor's tracker holds {@code samples}, waits
+     * until they are visible and returns the delay a call starting now would get.
+     */
+    private static long delayAfterSamples(HedgedExecutor executor, long samples) throws InterruptedException {
+        LatencyTracker tracker = executor.latencyTracker();
+        for (long n = tracker.sampleCount() + 1; n <= samples; n++) {
+            tracker.record(Duration.ofMillis(n).toNanos());
+        }
+        awaitTrue(() -> tracker.sampleCount() == samples);
+        return executor.currentDelayNanos();
+    }
+
+    private static void awaitTrue(BooleanSupplier condition) throws InterruptedException {
+        long end = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+        while (!condition.getAsBoolean()) {
+            if (System.nanoTime() > end) {
+                throw new AssertionError("condition not met within 10 s");
+            }
+            Thread.sleep(1);
+        }
     }
 
     @Test
