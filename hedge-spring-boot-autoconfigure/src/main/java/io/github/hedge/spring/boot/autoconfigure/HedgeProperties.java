@@ -175,8 +175,9 @@ public class HedgeProperties {
         private Integer maxAttempts = 2;
 
         /**
-         * Finagle's single knob: extra attempts allowed per primary call in the long run (a token bucket that saves at most a quarter of the last 30 s of deposits), in (0, 1); also
-         * sets the default delay to its (1 - max-extra-load) percentile.
+         * Finagle's single knob: extra attempts allowed per primary call in the long run (a token bucket
+         * that saves at most a quarter of the last 30 s of deposits, or 75 tokens, whichever is more), in
+         * (0, 1); also sets the default delay to its (1 - max-extra-load) percentile.
          */
         private Double maxExtraLoad = 0.05;
 

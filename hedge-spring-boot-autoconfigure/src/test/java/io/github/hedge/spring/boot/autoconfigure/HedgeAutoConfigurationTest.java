@@ -107,6 +107,24 @@ class HedgeAutoConfigurationTest {
                 assertThat(p.max()).isEqualTo(Duration.ofSeconds(10));
                 assertThat(p.minSamples()).isEqualTo(100);
             });
+            // max-extra-load's bucket saves a quarter of the last 30 s of deposits, or 75 tokens
+            HedgeBudget budget = instances.executor("anything").budget();
+            assertThat(budget.ratio()).isEqualTo(0.05);
+            assertThat(budget.window()).isEqualTo(Duration.ofSeconds(30));
+            assertThat(budget.burst()).isEqualTo(0.25);
+            assertThat(budget.minBurst()).isEqualTo(75);
+        });
+    }
+
+    @Test
+    void should_save_at_most_75_tokens_when_a_quarter_of_the_window_deposits_is_fewer() {
+        runner.withPropertyValues("hedge.instances.a.max-extra-load=0.05").run(ctx -> {
+            HedgeBudget budget = ctx.getBean(HedgeInstances.class).executor("a").budget();
+            // 2,000 primaries deposit 100 tokens; a quarter of them is 25, so 75 is the cap
+            for (int i = 0; i < 2_000; i++) {
+                budget.recordPrimary();
+            }
+            assertThat(budget.snapshot().remaining()).isEqualTo(75.0);
         });
     }
 
