@@ -2,8 +2,13 @@ package io.github.hedge.spring.aop;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.catchThrowable;
+import static org.assertj.core.api.Assertions.tuple;
 
 import io.github.hedge.core.HedgeBudget;
+import io.github.hedge.core.event.AttemptRecord;
+import io.github.hedge.core.event.AttemptRecord.AttemptOutcome;
+import io.github.hedge.core.event.CallCompleted;
 import io.github.hedge.spring.annotation.Hedged;
 import io.github.hedge.spring.annotation.Hedged.Idempotence;
 import io.github.hedge.spring.boot.autoconfigure.HedgeAutoConfiguration;
@@ -41,7 +46,11 @@ public class HedgedAdvisorTest {
             .withPropertyValues(
                     "hedge.defaults.delay.fixed=1ms",
                     "hedge.instances.reads.idempotent=true",
-                    "hedge.instances.writes.max-attempts=3");
+                    "hedge.instances.writes.max-attempts=3",
+                    // hedges only after a failure: attempt n is always the n-th invocation
+                    "hedge.instances.failing.idempotent=true",
+                    "hedge.instances.failing.max-attempts=3",
+                    "hedge.instances.failing.delay.fixed=10s");
 
     @Test
     void should_answer_from_the_hedge_and_cancel_the_primary_when_an_async_idempotent_call_is_slow() {
@@ -162,6 +171,62 @@ public class HedgedAdvisorTest {
     }
 
     @Test
+    void should_throw_the_primary_exception_unchanged_when_every_attempt_of_a_blocking_call_fails() {
+        runner.run(ctx -> {
+            Backend backend = ctx.getBean(Backend.class);
+            Probe probe = ctx.getBean(Probe.class);
+            List<CallCompleted> completed = completedCalls(ctx.getBean(HedgeInstances.class), "failing");
+            Throwable thrown = catchThrowable(backend::failEveryAttemptBlocking);
+            assertThat(probe.failures).hasSize(3);
+            assertPrimaryFailureUnchanged(thrown, probe);
+            assertEveryAttemptFailedInTheTrace(completed);
+        });
+    }
+
+    @Test
+    void should_complete_with_the_primary_exception_unchanged_when_every_attempt_of_an_async_call_fails() {
+        runner.run(ctx -> {
+            Backend backend = ctx.getBean(Backend.class);
+            Probe probe = ctx.getBean(Probe.class);
+            List<CallCompleted> completed = completedCalls(ctx.getBean(HedgeInstances.class), "failing");
+            CompletableFuture<String> call = backend.failEveryAttemptAsync();
+            assertThatThrownBy(() -> call.get(WAIT_SECONDS, TimeUnit.SECONDS)).isInstanceOf(ExecutionException.class);
+            assertThat(probe.failures).hasSize(3);
+            assertPrimaryFailureUnchanged(call.handle((v, e) -> e).join(), probe);
+            assertEveryAttemptFailedInTheTrace(completed);
+        });
+    }
+
+    private static List<CallCompleted> completedCalls(HedgeInstances instances, String name) {
+        List<CallCompleted> completed = new CopyOnWriteArrayList<>();
+        instances.executor(name).events().subscribe(CallCompleted.class, completed::add);
+        return completed;
+    }
+
+    /** The caller sees the very exception the primary threw: no wrapper, nothing attached. */
+    private static void assertPrimaryFailureUnchanged(Throwable thrown, Probe probe) {
+        assertThat(thrown)
+                .isSameAs(probe.failures.get(0))
+                .hasMessage("attempt 1")
+                .hasNoCause();
+        assertThat(thrown.getSuppressed())
+                .as("the other attempts' failures are not attached to the primary's")
+                .isEmpty();
+    }
+
+    /** The other attempts' failures are in the call's per-attempt trace instead. */
+    private static void assertEveryAttemptFailedInTheTrace(List<CallCompleted> completed) throws InterruptedException {
+        await(() -> completed.size() == 1);
+        assertThat(completed.get(0).outcome()).isEqualTo(CallCompleted.CallOutcome.FAILURE);
+        assertThat(completed.get(0).attempts())
+                .extracting(AttemptRecord::attemptNumber, AttemptRecord::outcome, AttemptRecord::errorType)
+                .containsExactly(
+                        tuple(1, AttemptOutcome.FAILED, IOException.class.getName()),
+                        tuple(2, AttemptOutcome.FAILED, IOException.class.getName()),
+                        tuple(3, AttemptOutcome.FAILED, IOException.class.getName()));
+    }
+
+    @Test
     void should_refuse_a_method_whose_result_completes_later_when_it_is_not_a_completion_stage() {
         runner.run(ctx -> {
             Backend backend = ctx.getBean(Backend.class);
@@ -265,6 +330,13 @@ public class HedgedAdvisorTest {
         final CountDownLatch interrupted = new CountDownLatch(1);
         final CountDownLatch release = new CountDownLatch(1);
         final List<Thread> blockingThreads = new CopyOnWriteArrayList<>();
+        final List<IOException> failures = new CopyOnWriteArrayList<>();
+
+        IOException fail() {
+            IOException e = new IOException("attempt " + invocations.incrementAndGet());
+            failures.add(e);
+            return e;
+        }
 
         CompletableFuture<String> firstNeverAnswers() {
             int n = invocations.incrementAndGet();
@@ -347,6 +419,16 @@ public class HedgedAdvisorTest {
         public CompletableFuture<String> failAsync() {
             invocations.incrementAndGet();
             return CompletableFuture.failedFuture(new IOException("disk full"));
+        }
+
+        @Hedged("failing")
+        public String failEveryAttemptBlocking() throws IOException {
+            throw probe.fail();
+        }
+
+        @Hedged("failing")
+        public CompletableFuture<String> failEveryAttemptAsync() {
+            return CompletableFuture.failedFuture(probe.fail());
         }
 
         @Hedged("reads")
