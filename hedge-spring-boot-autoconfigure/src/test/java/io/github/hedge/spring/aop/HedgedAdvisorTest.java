@@ -23,7 +23,10 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.BooleanSupplier;
+import org.assertj.core.api.ThrowingConsumer;
 import org.junit.jupiter.api.Test;
+import org.reactivestreams.Publisher;
+import org.reactivestreams.Subscriber;
 import org.springframework.aop.support.AopUtils;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.autoconfigure.aop.AopAutoConfiguration;
@@ -227,16 +230,38 @@ public class HedgedAdvisorTest {
     }
 
     @Test
-    void should_refuse_a_method_whose_result_completes_later_when_it_is_not_a_completion_stage() {
+    void should_refuse_a_method_whose_result_completes_later_when_it_returns_a_future() {
         runner.run(ctx -> {
             Backend backend = ctx.getBean(Backend.class);
-            Probe probe = ctx.getBean(Probe.class);
             assertThatThrownBy(backend::plainFuture)
                     .isInstanceOf(IllegalStateException.class)
-                    .hasMessageStartingWith("@Hedged supports methods returning CompletionStage, CompletableFuture"
-                            + " or a value, not java.util.concurrent.Future");
-            assertThat(probe.invocations.get()).isZero();
+                    .satisfies(refusal("plainFuture", "java.util.concurrent.Future"));
+            assertThat(ctx.getBean(Probe.class).invocations.get()).isZero();
         });
+    }
+
+    @Test
+    void should_refuse_a_method_whose_result_completes_later_when_it_returns_a_reactive_streams_publisher() {
+        runner.run(ctx -> {
+            Backend backend = ctx.getBean(Backend.class);
+            assertThatThrownBy(backend::publisher)
+                    .isInstanceOf(IllegalStateException.class)
+                    .satisfies(refusal("publisher", Publisher.class.getName()));
+            // a Mono is a class implementing a sub-interface of Publisher
+            assertThatThrownBy(backend::mono)
+                    .isInstanceOf(IllegalStateException.class)
+                    .satisfies(refusal("mono", MonoLike.class.getName()));
+            assertThat(ctx.getBean(Probe.class).invocations.get()).isZero();
+        });
+    }
+
+    /** The refusal names the method and its result type, and says why it cannot be hedged. */
+    private static ThrowingConsumer<Throwable> refusal(String method, String resultType) {
+        return e -> assertThat(e.getMessage())
+                .contains(Backend.class.getName() + "." + method + "()")
+                .contains(resultType)
+                .contains("completes after the method returns")
+                .contains("nothing would be hedged");
     }
 
     @Test
@@ -436,11 +461,35 @@ public class HedgedAdvisorTest {
             return firstNeverAnswers();
         }
 
+        @Hedged("reads")
+        public Publisher<String> publisher() {
+            invocations.incrementAndGet();
+            return subscriber -> {};
+        }
+
+        @Hedged("reads")
+        public MonoLike<String> mono() {
+            invocations.incrementAndGet();
+            return new MonoLike<>() {
+                @Override
+                public void subscribe(Subscriber<? super String> subscriber) {}
+            };
+        }
+
         @Hedged("unlisted")
         public String unlisted() {
             return "unlisted";
         }
     }
+
+    /**
+     * Shaped like reactor's {@code Mono}, an abstract class implementing {@code CorePublisher}, a
+     * sub-interface of {@link Publisher} (reactor is not on the test class path; the Reactive
+     * Streams API is, through the optional Cassandra driver).
+     */
+    public interface CorePublisherLike<T> extends Publisher<T> {}
+
+    public abstract static class MonoLike<T> implements CorePublisherLike<T> {}
 
     /** An interface, for JDK dynamic proxies. */
     public interface Reader {
