@@ -12,6 +12,7 @@ import io.github.hedge.core.LatencyTracker;
 import io.github.hedge.core.PercentileDelay;
 import io.github.hedge.spring.aop.HedgedAdvisor;
 import java.time.Duration;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Executor;
@@ -301,7 +302,6 @@ class HedgeAutoConfigurationTest {
                 "hedge.instances.a.max-extra-load|0|hedge.instances.a.max-extra-load must be in (0, 1), was 0.0",
                 "hedge.instances.a.delay.percentile|1.5|hedge.instances.a.delay.percentile must be in (0, 1), was 1.5",
                 "hedge.instances.a.delay.fixed|-5ms|hedge.instances.a.delay.fixed must be in [0, 365d], was PT-0.005S",
-                "hedge.instances.a.delay.increasing.step|5ms|hedge.instances.a.delay.increasing.initial must be set (a duration >= 0), was null",
                 "hedge.instances.a.min-delay|-1ms|hedge.instances.a.min-delay must be in [0, 365d], was PT-0.001S",
                 "hedge.instances.a.max-delay|0s|hedge.instances.a.max-delay must be in (0, 365d], was 0ms",
                 "hedge.instances.a.max-delay|400d|hedge.instances.a.max-delay must be in (0, 365d], was PT9600H",
@@ -324,6 +324,35 @@ class HedgeAutoConfigurationTest {
                     assertThat(analysis.getDescription()).isEqualTo("Invalid hedge configuration: " + expected + ".");
                     assertThat(analysis.getAction()).contains("'" + expected.substring(0, expected.indexOf(' ')) + "'");
                 });
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @CsvSource(
+            delimiter = '|',
+            value = {
+                "initial=-1ms,step=5ms|initial must be in [0, 365d], was PT-0.001S",
+                "step=5ms|initial must be set (a duration >= 0), was null",
+                "initial=10ms,step=-5ms|step must be in [0, 365d], was PT-0.005S",
+                "initial=10ms|step must be set (a duration >= 0), was null",
+                "initial=10ms,step=5ms,max=-1ms|max must be in [0, 365d], was PT-0.001S",
+                "initial=10ms,step=5ms,max=400d|max must be in [0, 365d], was PT9600H",
+                "initial=20ms,step=5ms,max=10ms|initial must be <= increasing.max and max-delay (10ms), was 20ms",
+                "initial=20s,step=5ms|initial must be <= increasing.max and max-delay (10s), was 20s",
+            })
+    void should_fail_the_start_naming_property_range_and_value_when_an_increasing_delay_is_invalid(
+            String settings, String expected) {
+        String prefix = "hedge.instances.a.delay.increasing.";
+        String[] properties = Arrays.stream(settings.split(","))
+                .map(setting -> prefix + setting)
+                .toArray(String[]::new);
+        runner.withPropertyValues(properties).run(ctx -> {
+            assertThat(ctx).hasFailed();
+            FailureAnalysis analysis = new HedgePropertiesFailureAnalyzer().analyze(ctx.getStartupFailure());
+            assertThat(analysis).isNotNull();
+            assertThat(analysis.getDescription()).isEqualTo("Invalid hedge configuration: " + prefix + expected + ".");
+            assertThat(analysis.getAction())
+                    .contains("'" + prefix + expected.substring(0, expected.indexOf(' ')) + "'");
+        });
     }
 
     @Test
