@@ -5,6 +5,10 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.catchThrowable;
 import static org.assertj.core.api.Assertions.tuple;
 
+import ch.qos.logback.classic.Level;
+import ch.qos.logback.classic.Logger;
+import ch.qos.logback.classic.spi.ILoggingEvent;
+import ch.qos.logback.core.read.ListAppender;
 import io.github.hedge.core.HedgeBudget;
 import io.github.hedge.core.event.AttemptRecord;
 import io.github.hedge.core.event.AttemptRecord.AttemptOutcome;
@@ -27,6 +31,7 @@ import org.assertj.core.api.ThrowingConsumer;
 import org.junit.jupiter.api.Test;
 import org.reactivestreams.Publisher;
 import org.reactivestreams.Subscriber;
+import org.slf4j.LoggerFactory;
 import org.springframework.aop.support.AopUtils;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.autoconfigure.aop.AopAutoConfiguration;
@@ -282,6 +287,39 @@ public class HedgedAdvisorTest {
             assertThat(backend.unlisted()).isEqualTo("unlisted");
             assertThat(ctx.getBean(HedgeInstances.class).names()).contains("unlisted");
         });
+    }
+
+    @Test
+    void should_log_once_at_info_when_an_unlisted_instance_is_called_repeatedly() {
+        Logger logger = (Logger) LoggerFactory.getLogger(HedgeInstances.class);
+        ListAppender<ILoggingEvent> appender = new ListAppender<>();
+        appender.start();
+        logger.addAppender(appender);
+        Level level = logger.getLevel();
+        logger.setLevel(Level.INFO);
+        try {
+            runner.run(ctx -> {
+                Backend backend = ctx.getBean(Backend.class);
+                for (int i = 0; i < 3; i++) {
+                    assertThat(backend.unlisted()).isEqualTo("unlisted");
+                }
+                // a listed instance logs nothing of the kind
+                assertThat(backend.readAsync().get(WAIT_SECONDS, TimeUnit.SECONDS))
+                        .isEqualTo("answer 2");
+            });
+        } finally {
+            logger.detachAppender(appender);
+            logger.setLevel(level);
+        }
+        assertThat(appender.list)
+                .filteredOn(e -> e.getFormattedMessage().contains("is not listed"))
+                .singleElement()
+                .satisfies(e -> {
+                    assertThat(e.getLevel()).isEqualTo(Level.INFO);
+                    assertThat(e.getFormattedMessage())
+                            .isEqualTo("hedge instance 'unlisted' is not listed under hedge.instances; it uses"
+                                    + " hedge.defaults (check the name if that is not intended)");
+                });
     }
 
     @Test
