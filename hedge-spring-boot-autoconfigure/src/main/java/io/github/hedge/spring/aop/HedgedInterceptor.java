@@ -145,9 +145,9 @@ public class HedgedInterceptor implements MethodInterceptor {
         Class<?> rt = method.getReturnType();
         boolean async = CompletionStage.class.isAssignableFrom(rt) && rt.isAssignableFrom(CompletableFuture.class);
         if (!async && returnsLater(rt)) {
-            // the blocking form would see the method return at once and hedge nothing
-            throw new IllegalStateException("@Hedged supports methods returning CompletionStage, CompletableFuture"
-                    + " or a value, not " + rt.getName() + ": " + method);
+            throw new IllegalStateException("@Hedged cannot hedge " + method + ": its result, a " + rt.getName()
+                    + ", completes after the method returns, so every attempt would end at once and nothing would"
+                    + " be hedged; return a CompletionStage, a CompletableFuture or a value");
         }
         CallOptions.Builder options = CallOptions.builder()
                 .operation(ClassUtils.getShortName(targetClass != null ? targetClass : method.getDeclaringClass()) + "."
@@ -167,15 +167,27 @@ public class HedgedInterceptor implements MethodInterceptor {
 
     /** A result that completes after the method returned, other than the two supported stages. */
     private static boolean returnsLater(Class<?> type) {
-        if (Future.class.isAssignableFrom(type) || CompletionStage.class.isAssignableFrom(type)) {
+        return Future.class.isAssignableFrom(type) || CompletionStage.class.isAssignableFrom(type) || isPublisher(type);
+    }
+
+    /**
+     * Whether {@code type} is or extends a Reactive Streams {@code Publisher}, found by name (the API
+     * is optional). Walks super-interfaces too: reactor's {@code Mono} implements {@code
+     * CorePublisher}, which extends {@code Publisher}.
+     */
+    private static boolean isPublisher(Class<?> type) {
+        if (type == null) {
+            return false;
+        }
+        if (type.getName().equals("org.reactivestreams.Publisher")) {
             return true;
         }
-        for (Class<?> i : ClassUtils.getAllInterfacesForClassAsSet(type)) {
-            if (i.getName().equals("org.reactivestreams.Publisher")) {
+        for (Class<?> i : type.getInterfaces()) {
+            if (isPublisher(i)) {
                 return true;
             }
         }
-        return false;
+        return isPublisher(type.getSuperclass());
     }
 
     private static Field userAttributesField() {

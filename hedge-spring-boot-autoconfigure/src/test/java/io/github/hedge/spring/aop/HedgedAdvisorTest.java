@@ -2,8 +2,17 @@ package io.github.hedge.spring.aop;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.catchThrowable;
+import static org.assertj.core.api.Assertions.tuple;
 
+import ch.qos.logback.classic.Level;
+import ch.qos.logback.classic.Logger;
+import ch.qos.logback.classic.spi.ILoggingEvent;
+import ch.qos.logback.core.read.ListAppender;
 import io.github.hedge.core.HedgeBudget;
+import io.github.hedge.core.event.AttemptRecord;
+import io.github.hedge.core.event.AttemptRecord.AttemptOutcome;
+import io.github.hedge.core.event.CallCompleted;
 import io.github.hedge.spring.annotation.Hedged;
 import io.github.hedge.spring.annotation.Hedged.Idempotence;
 import io.github.hedge.spring.boot.autoconfigure.HedgeAutoConfiguration;
@@ -18,7 +27,11 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.BooleanSupplier;
+import org.assertj.core.api.ThrowingConsumer;
 import org.junit.jupiter.api.Test;
+import org.reactivestreams.Publisher;
+import org.reactivestreams.Subscriber;
+import org.slf4j.LoggerFactory;
 import org.springframework.aop.support.AopUtils;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.autoconfigure.aop.AopAutoConfiguration;
@@ -41,7 +54,11 @@ public class HedgedAdvisorTest {
             .withPropertyValues(
                     "hedge.defaults.delay.fixed=1ms",
                     "hedge.instances.reads.idempotent=true",
-                    "hedge.instances.writes.max-attempts=3");
+                    "hedge.instances.writes.max-attempts=3",
+                    // hedges only after a failure: attempt n is always the n-th invocation
+                    "hedge.instances.failing.idempotent=true",
+                    "hedge.instances.failing.max-attempts=3",
+                    "hedge.instances.failing.delay.fixed=10s");
 
     @Test
     void should_answer_from_the_hedge_and_cancel_the_primary_when_an_async_idempotent_call_is_slow() {
@@ -162,16 +179,94 @@ public class HedgedAdvisorTest {
     }
 
     @Test
-    void should_refuse_a_method_whose_result_completes_later_when_it_is_not_a_completion_stage() {
+    void should_throw_the_primary_exception_unchanged_when_every_attempt_of_a_blocking_call_fails() {
         runner.run(ctx -> {
             Backend backend = ctx.getBean(Backend.class);
             Probe probe = ctx.getBean(Probe.class);
+            List<CallCompleted> completed = completedCalls(ctx.getBean(HedgeInstances.class), "failing");
+            Throwable thrown = catchThrowable(backend::failEveryAttemptBlocking);
+            assertThat(probe.failures).hasSize(3);
+            assertPrimaryFailureUnchanged(thrown, probe);
+            assertEveryAttemptFailedInTheTrace(completed);
+        });
+    }
+
+    @Test
+    void should_complete_with_the_primary_exception_unchanged_when_every_attempt_of_an_async_call_fails() {
+        runner.run(ctx -> {
+            Backend backend = ctx.getBean(Backend.class);
+            Probe probe = ctx.getBean(Probe.class);
+            List<CallCompleted> completed = completedCalls(ctx.getBean(HedgeInstances.class), "failing");
+            CompletableFuture<String> call = backend.failEveryAttemptAsync();
+            assertThatThrownBy(() -> call.get(WAIT_SECONDS, TimeUnit.SECONDS)).isInstanceOf(ExecutionException.class);
+            assertThat(probe.failures).hasSize(3);
+            assertPrimaryFailureUnchanged(call.handle((v, e) -> e).join(), probe);
+            assertEveryAttemptFailedInTheTrace(completed);
+        });
+    }
+
+    private static List<CallCompleted> completedCalls(HedgeInstances instances, String name) {
+        List<CallCompleted> completed = new CopyOnWriteArrayList<>();
+        instances.executor(name).events().subscribe(CallCompleted.class, completed::add);
+        return completed;
+    }
+
+    /** The caller sees the very exception the primary threw: no wrapper, nothing attached. */
+    private static void assertPrimaryFailureUnchanged(Throwable thrown, Probe probe) {
+        assertThat(thrown)
+                .isSameAs(probe.failures.get(0))
+                .hasMessage("attempt 1")
+                .hasNoCause();
+        assertThat(thrown.getSuppressed())
+                .as("the other attempts' failures are not attached to the primary's")
+                .isEmpty();
+    }
+
+    /** The other attempts' failures are in the call's per-attempt trace instead. */
+    private static void assertEveryAttemptFailedInTheTrace(List<CallCompleted> completed) throws InterruptedException {
+        await(() -> completed.size() == 1);
+        assertThat(completed.get(0).outcome()).isEqualTo(CallCompleted.CallOutcome.FAILURE);
+        assertThat(completed.get(0).attempts())
+                .extracting(AttemptRecord::attemptNumber, AttemptRecord::outcome, AttemptRecord::errorType)
+                .containsExactly(
+                        tuple(1, AttemptOutcome.FAILED, IOException.class.getName()),
+                        tuple(2, AttemptOutcome.FAILED, IOException.class.getName()),
+                        tuple(3, AttemptOutcome.FAILED, IOException.class.getName()));
+    }
+
+    @Test
+    void should_refuse_a_method_whose_result_completes_later_when_it_returns_a_future() {
+        runner.run(ctx -> {
+            Backend backend = ctx.getBean(Backend.class);
             assertThatThrownBy(backend::plainFuture)
                     .isInstanceOf(IllegalStateException.class)
-                    .hasMessageStartingWith("@Hedged supports methods returning CompletionStage, CompletableFuture"
-                            + " or a value, not java.util.concurrent.Future");
-            assertThat(probe.invocations.get()).isZero();
+                    .satisfies(refusal("plainFuture", "java.util.concurrent.Future"));
+            assertThat(ctx.getBean(Probe.class).invocations.get()).isZero();
         });
+    }
+
+    @Test
+    void should_refuse_a_method_whose_result_completes_later_when_it_returns_a_reactive_streams_publisher() {
+        runner.run(ctx -> {
+            Backend backend = ctx.getBean(Backend.class);
+            assertThatThrownBy(backend::publisher)
+                    .isInstanceOf(IllegalStateException.class)
+                    .satisfies(refusal("publisher", Publisher.class.getName()));
+            // a Mono is a class implementing a sub-interface of Publisher
+            assertThatThrownBy(backend::mono)
+                    .isInstanceOf(IllegalStateException.class)
+                    .satisfies(refusal("mono", MonoLike.class.getName()));
+            assertThat(ctx.getBean(Probe.class).invocations.get()).isZero();
+        });
+    }
+
+    /** The refusal names the method and its result type, and says why it cannot be hedged. */
+    private static ThrowingConsumer<Throwable> refusal(String method, String resultType) {
+        return e -> assertThat(e.getMessage())
+                .contains(Backend.class.getName() + "." + method + "()")
+                .contains(resultType)
+                .contains("completes after the method returns")
+                .contains("nothing would be hedged");
     }
 
     @Test
@@ -192,6 +287,39 @@ public class HedgedAdvisorTest {
             assertThat(backend.unlisted()).isEqualTo("unlisted");
             assertThat(ctx.getBean(HedgeInstances.class).names()).contains("unlisted");
         });
+    }
+
+    @Test
+    void should_log_once_at_info_when_an_unlisted_instance_is_called_repeatedly() {
+        Logger logger = (Logger) LoggerFactory.getLogger(HedgeInstances.class);
+        ListAppender<ILoggingEvent> appender = new ListAppender<>();
+        appender.start();
+        logger.addAppender(appender);
+        Level level = logger.getLevel();
+        logger.setLevel(Level.INFO);
+        try {
+            runner.run(ctx -> {
+                Backend backend = ctx.getBean(Backend.class);
+                for (int i = 0; i < 3; i++) {
+                    assertThat(backend.unlisted()).isEqualTo("unlisted");
+                }
+                // a listed instance logs nothing of the kind
+                assertThat(backend.readAsync().get(WAIT_SECONDS, TimeUnit.SECONDS))
+                        .isEqualTo("answer 2");
+            });
+        } finally {
+            logger.detachAppender(appender);
+            logger.setLevel(level);
+        }
+        assertThat(appender.list)
+                .filteredOn(e -> e.getFormattedMessage().contains("is not listed"))
+                .singleElement()
+                .satisfies(e -> {
+                    assertThat(e.getLevel()).isEqualTo(Level.INFO);
+                    assertThat(e.getFormattedMessage())
+                            .isEqualTo("hedge instance 'unlisted' is not listed under hedge.instances; it uses"
+                                    + " hedge.defaults (check the name if that is not intended)");
+                });
     }
 
     @Test
@@ -265,6 +393,13 @@ public class HedgedAdvisorTest {
         final CountDownLatch interrupted = new CountDownLatch(1);
         final CountDownLatch release = new CountDownLatch(1);
         final List<Thread> blockingThreads = new CopyOnWriteArrayList<>();
+        final List<IOException> failures = new CopyOnWriteArrayList<>();
+
+        IOException fail() {
+            IOException e = new IOException("attempt " + invocations.incrementAndGet());
+            failures.add(e);
+            return e;
+        }
 
         CompletableFuture<String> firstNeverAnswers() {
             int n = invocations.incrementAndGet();
@@ -349,9 +484,34 @@ public class HedgedAdvisorTest {
             return CompletableFuture.failedFuture(new IOException("disk full"));
         }
 
+        @Hedged("failing")
+        public String failEveryAttemptBlocking() throws IOException {
+            throw probe.fail();
+        }
+
+        @Hedged("failing")
+        public CompletableFuture<String> failEveryAttemptAsync() {
+            return CompletableFuture.failedFuture(probe.fail());
+        }
+
         @Hedged("reads")
         public java.util.concurrent.Future<String> plainFuture() {
             return firstNeverAnswers();
+        }
+
+        @Hedged("reads")
+        public Publisher<String> publisher() {
+            invocations.incrementAndGet();
+            return subscriber -> {};
+        }
+
+        @Hedged("reads")
+        public MonoLike<String> mono() {
+            invocations.incrementAndGet();
+            return new MonoLike<>() {
+                @Override
+                public void subscribe(Subscriber<? super String> subscriber) {}
+            };
         }
 
         @Hedged("unlisted")
@@ -359,6 +519,15 @@ public class HedgedAdvisorTest {
             return "unlisted";
         }
     }
+
+    /**
+     * Shaped like reactor's {@code Mono}, an abstract class implementing {@code CorePublisher}, a
+     * sub-interface of {@link Publisher} (reactor is not on the test class path; the Reactive
+     * Streams API is, through the optional Cassandra driver).
+     */
+    public interface CorePublisherLike<T> extends Publisher<T> {}
+
+    public abstract static class MonoLike<T> implements CorePublisherLike<T> {}
 
     /** An interface, for JDK dynamic proxies. */
     public interface Reader {

@@ -79,7 +79,8 @@ public class HedgeProperties {
     public static class Delay {
         /**
          * Adaptive delay: this percentile of recent per-attempt latency, as a fraction in (0, 1) (0.95 for
-         * p95). Default when no delay is set: 1 - max-extra-load. No hedge before 100 samples.
+         * p95). Default when no delay is set: 1 - max-extra-load. No hedge before max(100, 5 / (1 -
+         * percentile)) samples: 100 up to p95, 500 for p99.
          */
         private Double percentile;
 
@@ -174,8 +175,9 @@ public class HedgeProperties {
         private Integer maxAttempts = 2;
 
         /**
-         * Finagle's single knob: extra attempts allowed per primary call in the long run (a token bucket that saves at most a quarter of the last 30 s of deposits), in (0, 1); also
-         * sets the default delay to its (1 - max-extra-load) percentile.
+         * Finagle's single knob: extra attempts allowed per primary call in the long run (a token bucket
+         * that saves at most a quarter of the last 30 s of deposits, or 75 tokens, whichever is more), in
+         * (0, 1); also sets the default delay to its (1 - max-extra-load) percentile.
          */
         private Double maxExtraLoad = 0.05;
 

@@ -8,13 +8,16 @@ import io.github.hedge.core.HedgeBudget;
 import io.github.hedge.core.HedgeConfig;
 import io.github.hedge.core.HedgedExecutor;
 import io.github.hedge.core.HedgedExecutorRegistry;
+import io.github.hedge.core.LatencyTracker;
 import io.github.hedge.core.PercentileDelay;
 import io.github.hedge.spring.aop.HedgedAdvisor;
 import java.time.Duration;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Executor;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
@@ -103,8 +106,67 @@ class HedgeAutoConfigurationTest {
                 assertThat(p.percentile()).isEqualTo(0.95);
                 assertThat(p.min()).isEqualTo(Duration.ZERO);
                 assertThat(p.max()).isEqualTo(Duration.ofSeconds(10));
+                assertThat(p.minSamples()).isEqualTo(100);
             });
+            // max-extra-load's bucket saves a quarter of the last 30 s of deposits, or 75 tokens
+            HedgeBudget budget = instances.executor("anything").budget();
+            assertThat(budget.ratio()).isEqualTo(0.05);
+            assertThat(budget.window()).isEqualTo(Duration.ofSeconds(30));
+            assertThat(budget.burst()).isEqualTo(0.25);
+            assertThat(budget.minBurst()).isEqualTo(75);
         });
+    }
+
+    @Test
+    void should_save_at_most_75_tokens_when_a_quarter_of_the_window_deposits_is_fewer() {
+        runner.withPropertyValues("hedge.instances.a.max-extra-load=0.05").run(ctx -> {
+            HedgeBudget budget = ctx.getBean(HedgeInstances.class).executor("a").budget();
+            // 2,000 primaries deposit 100 tokens; a quarter of them is 25, so 75 is the cap
+            for (int i = 0; i < 2_000; i++) {
+                budget.recordPrimary();
+            }
+            assertThat(budget.snapshot().remaining()).isEqualTo(75.0);
+        });
+    }
+
+    @Test
+    void should_not_hedge_before_five_hundred_samples_when_the_percentile_is_p99() {
+        runner.withPropertyValues(
+                        "hedge.instances.p99.delay.percentile=0.99", "hedge.instances.p95.delay.percentile=0.95")
+                .run(ctx -> {
+                    HedgeInstances instances = ctx.getBean(HedgeInstances.class);
+                    // p99 needs 5 / (1 - 0.99) = 500 samples, more than the 100 of minSamples
+                    HedgedExecutor p99 = instances.executor("p99");
+                    assertThat(delayAfterSamples(p99, 499)).isEqualTo(DelayPolicy.NO_HEDGE);
+                    assertThat(delayAfterSamples(p99, 500)).isPositive();
+                    // p95 needs 5 / (1 - 0.95) = 100: minSamples and the percentile agree
+                    HedgedExecutor p95 = instances.executor("p95");
+                    assertThat(delayAfterSamples(p95, 99)).isEqualTo(DelayPolicy.NO_HEDGE);
+                    assertThat(delayAfterSamples(p95, 100)).isPositive();
+                });
+    }
+
+    /**
+     * Records latencies of 1 ms, 2 ms, ... until the executor's tracker holds {@code samples}, waits
+     * until they are visible and returns the delay a call starting now would get.
+     */
+    private static long delayAfterSamples(HedgedExecutor executor, long samples) throws InterruptedException {
+        LatencyTracker tracker = executor.latencyTracker();
+        for (long n = tracker.sampleCount() + 1; n <= samples; n++) {
+            tracker.record(Duration.ofMillis(n).toNanos());
+        }
+        awaitTrue(() -> tracker.sampleCount() == samples);
+        return executor.currentDelayNanos();
+    }
+
+    private static void awaitTrue(BooleanSupplier condition) throws InterruptedException {
+        long end = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+        while (!condition.getAsBoolean()) {
+            if (System.nanoTime() > end) {
+                throw new AssertionError("condition not met within 10 s");
+            }
+            Thread.sleep(1);
+        }
     }
 
     @Test
@@ -240,7 +302,6 @@ class HedgeAutoConfigurationTest {
                 "hedge.instances.a.max-extra-load|0|hedge.instances.a.max-extra-load must be in (0, 1), was 0.0",
                 "hedge.instances.a.delay.percentile|1.5|hedge.instances.a.delay.percentile must be in (0, 1), was 1.5",
                 "hedge.instances.a.delay.fixed|-5ms|hedge.instances.a.delay.fixed must be in [0, 365d], was PT-0.005S",
-                "hedge.instances.a.delay.increasing.step|5ms|hedge.instances.a.delay.increasing.initial must be set (a duration >= 0), was null",
                 "hedge.instances.a.min-delay|-1ms|hedge.instances.a.min-delay must be in [0, 365d], was PT-0.001S",
                 "hedge.instances.a.max-delay|0s|hedge.instances.a.max-delay must be in (0, 365d], was 0ms",
                 "hedge.instances.a.max-delay|400d|hedge.instances.a.max-delay must be in (0, 365d], was PT9600H",
@@ -263,6 +324,35 @@ class HedgeAutoConfigurationTest {
                     assertThat(analysis.getDescription()).isEqualTo("Invalid hedge configuration: " + expected + ".");
                     assertThat(analysis.getAction()).contains("'" + expected.substring(0, expected.indexOf(' ')) + "'");
                 });
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @CsvSource(
+            delimiter = '|',
+            value = {
+                "initial=-1ms,step=5ms|initial must be in [0, 365d], was PT-0.001S",
+                "step=5ms|initial must be set (a duration >= 0), was null",
+                "initial=10ms,step=-5ms|step must be in [0, 365d], was PT-0.005S",
+                "initial=10ms|step must be set (a duration >= 0), was null",
+                "initial=10ms,step=5ms,max=-1ms|max must be in [0, 365d], was PT-0.001S",
+                "initial=10ms,step=5ms,max=400d|max must be in [0, 365d], was PT9600H",
+                "initial=20ms,step=5ms,max=10ms|initial must be <= increasing.max and max-delay (10ms), was 20ms",
+                "initial=20s,step=5ms|initial must be <= increasing.max and max-delay (10s), was 20s",
+            })
+    void should_fail_the_start_naming_property_range_and_value_when_an_increasing_delay_is_invalid(
+            String settings, String expected) {
+        String prefix = "hedge.instances.a.delay.increasing.";
+        String[] properties = Arrays.stream(settings.split(","))
+                .map(setting -> prefix + setting)
+                .toArray(String[]::new);
+        runner.withPropertyValues(properties).run(ctx -> {
+            assertThat(ctx).hasFailed();
+            FailureAnalysis analysis = new HedgePropertiesFailureAnalyzer().analyze(ctx.getStartupFailure());
+            assertThat(analysis).isNotNull();
+            assertThat(analysis.getDescription()).isEqualTo("Invalid hedge configuration: " + prefix + expected + ".");
+            assertThat(analysis.getAction())
+                    .contains("'" + prefix + expected.substring(0, expected.indexOf(' ')) + "'");
+        });
     }
 
     @Test
