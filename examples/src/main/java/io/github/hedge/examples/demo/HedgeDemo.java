@@ -268,7 +268,7 @@ public final class HedgeDemo {
               --modes LIST         any of none,hedge,native (default all three, in that order)
               --hedge-percentile P hedge-grpc: hedge after this percentile of recent latency (default 0.96,
                                    the interceptor's default delay, which warms up; another value
-                                   does not hedge before 100 samples)
+                                   does not hedge before max(100, 5 / (1 - P)) samples)
               --budget F           hedge-grpc: at most F extra attempts per call (default 0.05)
               --max-attempts N     attempts per call for both hedging modes, in [1, 5] (default 3)
               --native-delay-ms D  native hedgingDelay (default: the delay hedge-grpc reached;

@@ -171,15 +171,16 @@ public class HedgedInterceptor implements MethodInterceptor {
     }
 
     /**
-     * Whether {@code type} is or extends a Reactive Streams {@code Publisher}, found by name (the API
-     * is optional). Walks super-interfaces too: reactor's {@code Mono} implements {@code
-     * CorePublisher}, which extends {@code Publisher}.
+     * Whether {@code type} is or extends a Reactive Streams {@code Publisher} (found by name: the API
+     * is optional) or the JDK's {@link java.util.concurrent.Flow.Publisher}. Walks super-interfaces
+     * too: reactor's {@code Mono} implements {@code CorePublisher}, which extends {@code Publisher}.
      */
     private static boolean isPublisher(Class<?> type) {
         if (type == null) {
             return false;
         }
-        if (type.getName().equals("org.reactivestreams.Publisher")) {
+        if (type == java.util.concurrent.Flow.Publisher.class
+                || type.getName().equals("org.reactivestreams.Publisher")) {
             return true;
         }
         for (Class<?> i : type.getInterfaces()) {

@@ -256,6 +256,10 @@ public class HedgedAdvisorTest {
             assertThatThrownBy(backend::mono)
                     .isInstanceOf(IllegalStateException.class)
                     .satisfies(refusal("mono", MonoLike.class.getName()));
+            // the JDK's own reactive-streams interface
+            assertThatThrownBy(backend::flowPublisher)
+                    .isInstanceOf(IllegalStateException.class)
+                    .satisfies(refusal("flowPublisher", java.util.concurrent.Flow.Publisher.class.getName()));
             assertThat(ctx.getBean(Probe.class).invocations.get()).isZero();
         });
     }
@@ -512,6 +516,12 @@ public class HedgedAdvisorTest {
                 @Override
                 public void subscribe(Subscriber<? super String> subscriber) {}
             };
+        }
+
+        @Hedged("reads")
+        public java.util.concurrent.Flow.Publisher<String> flowPublisher() {
+            invocations.incrementAndGet();
+            return subscriber -> {};
         }
 
         @Hedged("unlisted")
