@@ -208,7 +208,8 @@ public final class HedgedCqlSession implements CqlSession {
      *
      * <p><b>Warm-up.</b> The builder, when given no configuration, adds two things this method
      * cannot (they need the session's latency scores): until the percentile has its first estimate
-     * (100 samples, published at the tracker's next 1 s refresh) the delay is 4 times the median
+     * (125 samples at the p96: {@code max(minSamples, 5 / (1 - p))}; a warming tracker shows new
+     * samples every 62.5 ms) the delay is 4 times the median
      * node's latency so far (at least 4 ms; the same test as a stall's), and the budget starts with
      * 20 tokens ({@link HedgeBudget.Builder#initialTokens(double)}). A new session then
      * hedges its first calls around a slow replica instead of waiting on it (hedge-benchmarks'

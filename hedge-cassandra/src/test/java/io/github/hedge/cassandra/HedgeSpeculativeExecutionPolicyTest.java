@@ -148,7 +148,7 @@ class HedgeSpeculativeExecutionPolicyTest {
         // machine delays the fast node's answer by hundreds of milliseconds
         sim.slow(0, INSERT, 1000);
         try (CqlSession session = sim.session(hedgeDefaults(true))) {
-            // no estimate yet (100 samples): the warm-up delay and the budget's 20 starting tokens.
+            // no estimate yet (125 samples at the p96): the warm-up delay and the budget's 20 starting tokens.
             // A request that went first to node 0 is answered by a speculative execution elsewhere,
             // so node 0 answers none of them
             assertThat(answeredByNodeZero(session, 40)).isZero();
