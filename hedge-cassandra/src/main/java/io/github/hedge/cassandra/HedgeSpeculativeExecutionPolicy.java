@@ -29,7 +29,8 @@ import org.slf4j.LoggerFactory;
 /**
  * A drop-in {@link SpeculativeExecutionPolicy}: the driver still runs speculative executions, but
  * hedge decides the delay (by default the p96 of recent per-node latency, {@code 1 - 0.8 *
- * max-extra-load}, clamped to {@code [min-delay, max-delay]}, so that expected demand leaves a fifth
+ * max-extra-load} clamped to {@code [0.5, 0.999]}; the delay clamped to {@code [min-delay,
+ * max-delay]}; so that expected demand leaves a fifth
  * of the budget for bursts) and caps extra executions with a budget (by default 5% of idempotent
  * requests over 30 s).
  *

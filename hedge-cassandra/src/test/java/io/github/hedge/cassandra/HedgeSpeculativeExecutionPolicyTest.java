@@ -4,6 +4,7 @@ import static io.github.hedge.cassandra.SimulacronCluster.INSERT;
 import static io.github.hedge.cassandra.SimulacronCluster.insert;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.within;
 
 import com.datastax.oss.driver.api.core.CqlSession;
 import com.datastax.oss.driver.api.core.config.DefaultDriverOption;
@@ -11,6 +12,7 @@ import com.datastax.oss.driver.api.core.config.ProgrammaticDriverConfigLoaderBui
 import com.datastax.oss.driver.api.core.cql.AsyncResultSet;
 import com.datastax.oss.driver.api.core.cql.ExecutionInfo;
 import com.datastax.oss.driver.api.core.cql.ResultSet;
+import io.github.hedge.core.PercentileDelay;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -249,6 +251,19 @@ class HedgeSpeculativeExecutionPolicyTest {
             assertThat(policy.latencyTracker().minWindowSamples()).isEqualTo(7_500);
             assertThat(policy.latencyTracker().maxWindowAge()).isEqualTo(Duration.ofHours(1));
             assertThat(policy.latencyTracker().window()).isEqualTo(Duration.ofSeconds(30));
+        }
+    }
+
+    @Test
+    void should_default_the_percentile_to_one_minus_0_8_times_the_budget_within_p50_and_p99_9_when_none_is_set() {
+        // 1 - 0.8 * max-extra-load: 0.96 at 5%; clamped to [0.5, 0.999] at the budget's extremes
+        for (double[] budgetAndPercentile : new double[][] {{0.05, 0.96}, {1.0, 0.5}, {0.0, 0.999}}) {
+            try (CqlSession session = sim.session(hedgeDefaults(true)
+                    .andThen(b -> b.withDouble(HedgeDriverOption.MAX_EXTRA_LOAD, budgetAndPercentile[0]))::apply)) {
+                assertThat(policy(session, "default").delayPolicy())
+                        .isInstanceOfSatisfying(PercentileDelay.class, d -> assertThat(d.percentile())
+                                .isCloseTo(budgetAndPercentile[1], within(1e-9)));
+            }
         }
     }
 
