@@ -18,8 +18,10 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collections;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.UnaryOperator;
+import java.util.stream.Collectors;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
@@ -87,12 +89,21 @@ class HedgeSpeculativeExecutionPolicyTest {
             // fired at 20 ms on a 1 ms tick: the hedged requests took 20 ms + one tick + a fast answer
             // (+15 ms of slack for a loaded CI machine; the driver's default 100 ms tick would make it ~100)
             assertThat(median(hedgedLatencyMs)).isBetween(20.0, 20.0 + 15);
-            long[] received = sim.received(INSERT);
             SpeculativeExecutionStats stats = policy(session, "default").stats();
-            assertThat(Arrays.stream(received).sum()).isEqualTo(30 + stats.sent());
-            // node 0 never received a speculative execution: they went to the other replicas
-            assertThat(received[0]).isEqualTo(30 + stats.sent() - received[1] - received[2]);
-            assertThat(stats.sent()).isGreaterThanOrEqualTo(hedgedLatencyMs.size());
+            assertThat(Arrays.stream(sim.received(INSERT)).sum()).isEqualTo(30 + stats.sent());
+            // per request (its key), the nodes that received it, primary first
+            Map<Integer, List<Integer>> receivers = sim.receiversByKey(INSERT);
+            assertThat(receivers).hasSize(30);
+            List<List<Integer>> primaryOnSlowNode = receivers.values().stream()
+                    .filter(nodes -> nodes.get(0) == 0)
+                    .collect(Collectors.toList());
+            // every request whose primary went to the slow node got one speculative execution, on another replica
+            assertThat(primaryOnSlowNode)
+                    .hasSizeGreaterThanOrEqualTo(3)
+                    .allSatisfy(nodes -> assertThat(nodes).hasSize(2).element(1).isNotEqualTo(0));
+            // and the slow node received primaries only: no speculative execution went there
+            assertThat(receivers.values()).allSatisfy(nodes -> assertThat(nodes.subList(1, nodes.size()))
+                    .doesNotContain(0));
         }
     }
 

@@ -12,6 +12,7 @@ import com.datastax.oss.driver.api.core.config.ProgrammaticDriverConfigLoaderBui
 import com.datastax.oss.driver.api.core.cql.SimpleStatement;
 import com.datastax.oss.driver.api.core.metadata.Node;
 import com.datastax.oss.driver.api.core.type.codec.TypeCodecs;
+import com.datastax.oss.protocol.internal.request.Query;
 import com.datastax.oss.simulacron.common.cluster.ClusterSpec;
 import com.datastax.oss.simulacron.common.cluster.QueryLog;
 import com.datastax.oss.simulacron.server.BoundCluster;
@@ -19,11 +20,14 @@ import com.datastax.oss.simulacron.server.BoundNode;
 import com.datastax.oss.simulacron.server.Server;
 import io.netty.util.HashedWheelTimer;
 import java.net.InetSocketAddress;
+import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
 import java.util.function.UnaryOperator;
 
@@ -112,6 +116,33 @@ final class SimulacronCluster implements AutoCloseable {
             }
         }
         return counts;
+    }
+
+    /**
+     * Which nodes received each execution of {@code query}, by the value of its first bound
+     * variable (the tests' key): for each key, the node indices in the order the executions were
+     * received. A request's executions carry the same key, so the first is its primary and the
+     * others its speculative executions or hedges (each sent at least a delay after the first).
+     *
+     * @return node indices by key, in order of reception
+     */
+    Map<Integer, List<Integer>> receiversByKey(String query) {
+        List<long[]> received = new ArrayList<>(); // {key, received timestamp, node}
+        List<BoundNode> nodes = nodes();
+        for (int i = 0; i < nodes.size(); i++) {
+            for (QueryLog log : nodes.get(i).getLogs().getQueryLogs()) {
+                if (query.equals(log.getQuery()) && log.getFrame().message instanceof Query) {
+                    ByteBuffer key = ((Query) log.getFrame().message).options.positionalValues.get(0);
+                    received.add(new long[] {key.getInt(key.position()), log.getReceivedTimestamp(), i});
+                }
+            }
+        }
+        received.sort(Comparator.comparingLong(r -> r[1]));
+        Map<Integer, List<Integer>> byKey = new TreeMap<>();
+        for (long[] r : received) {
+            byKey.computeIfAbsent((int) r[0], k -> new ArrayList<>()).add((int) r[2]);
+        }
+        return byKey;
     }
 
     /** @return receive timestamps (ms) of {@code query} on node i */
