@@ -6,6 +6,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.within;
 
+import ch.qos.logback.classic.Level;
+import ch.qos.logback.classic.Logger;
+import ch.qos.logback.classic.spi.ILoggingEvent;
+import ch.qos.logback.core.read.ListAppender;
 import com.datastax.oss.driver.api.core.CqlSession;
 import com.datastax.oss.driver.api.core.config.DefaultDriverOption;
 import com.datastax.oss.driver.api.core.config.ProgrammaticDriverConfigLoaderBuilder;
@@ -26,6 +30,7 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.slf4j.LoggerFactory;
 
 /** The drop-in policy against a simulated 3-node cluster with one node primed to be slow. */
 class HedgeSpeculativeExecutionPolicyTest {
@@ -275,6 +280,43 @@ class HedgeSpeculativeExecutionPolicyTest {
                         .isInstanceOfSatisfying(PercentileDelay.class, d -> assertThat(d.percentile())
                                 .isCloseTo(budgetAndPercentile[1], within(1e-9)));
             }
+        }
+    }
+
+    @Test
+    void should_warn_once_naming_the_tick_duration_when_the_delay_is_shorter_than_the_timer_tick() {
+        Logger logger = (Logger) LoggerFactory.getLogger(HedgeSpeculativeExecutionPolicy.class);
+        ListAppender<ILoggingEvent> appender = new ListAppender<>();
+        appender.start();
+        logger.addAppender(appender);
+        try {
+            // the driver's default 100 ms tick and a 20 ms delay: one warning, however many requests
+            try (CqlSession session =
+                    sim.session(hedge(Duration.ofMillis(20), 2, 1.0)
+                            .andThen(b -> b.withDuration(
+                                    DefaultDriverOption.NETTY_TIMER_TICK_DURATION, Duration.ofMillis(100)))::apply)) {
+                for (int k = 0; k < 10; k++) {
+                    session.execute(insert(k).setIdempotent(true));
+                }
+            }
+            assertThat(appender.list).singleElement().satisfies(e -> {
+                assertThat(e.getLevel()).isEqualTo(Level.WARN);
+                assertThat(e.getFormattedMessage())
+                        .isEqualTo("speculative executions of profile default are due after 20 ms, but the driver's"
+                                + " timer ticks every 100 ms (advanced.netty.timer.tick-duration), so they fire up"
+                                + " to a tick late; set advanced.netty.timer.tick-duration = 1 ms");
+            });
+
+            // a 1 ms tick: nothing to warn about
+            appender.list.clear();
+            try (CqlSession session = sim.session(hedge(Duration.ofMillis(20), 2, 1.0))) {
+                for (int k = 0; k < 10; k++) {
+                    session.execute(insert(k).setIdempotent(true));
+                }
+            }
+            assertThat(appender.list).isEmpty();
+        } finally {
+            logger.detachAppender(appender);
         }
     }
 

@@ -6,6 +6,9 @@ import static io.github.hedge.cassandra.SimulacronCluster.insert;
 import static io.github.hedge.cassandra.SimulacronCluster.select;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import ch.qos.logback.classic.Level;
+import ch.qos.logback.classic.spi.ILoggingEvent;
+import ch.qos.logback.core.read.ListAppender;
 import com.datastax.oss.driver.api.core.CqlSession;
 import com.datastax.oss.driver.api.core.cql.ResultSet;
 import com.datastax.oss.driver.api.core.cql.SimpleStatement;
@@ -30,6 +33,7 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.slf4j.LoggerFactory;
 
 /** The wrapped session against a simulated 3-node cluster with one node primed to be slow. */
 class HedgedCqlSessionTest {
@@ -387,6 +391,33 @@ class HedgedCqlSessionTest {
         assertThat(Arrays.stream(sim.received(SELECT)).sum()).isEqualTo(10);
         assertThat(session.executor().stats().notHedgedNonIdempotent()).isEqualTo(40);
         assertThat(session.executor().stats().hedgesSent()).isZero();
+    }
+
+    @Test
+    void should_log_one_info_line_naming_the_fix_when_statements_are_not_idempotent() {
+        ch.qos.logback.classic.Logger logger =
+                (ch.qos.logback.classic.Logger) LoggerFactory.getLogger(HedgedCqlSession.class);
+        ListAppender<ILoggingEvent> appender = new ListAppender<>();
+        appender.start();
+        logger.addAppender(appender);
+        try {
+            HedgedCqlSession session = wrap(HedgeConfig.builder().build(), LatencyAwareOptions.disabled());
+            for (int k = 0; k < 10; k++) {
+                session.execute(insert(k)); // undeclared INSERT: not hedged
+            }
+            session.execute(select(1)); // hedged: not logged
+            // 10 statements well within a minute: one line (the interval itself: RateLimitedLogTest)
+            assertThat(appender.list).singleElement().satisfies(e -> {
+                assertThat(e.getLevel()).isEqualTo(Level.INFO);
+                assertThat(e.getFormattedMessage())
+                        .isEqualTo("not hedged: non-idempotent statement (0 more since the last line); declare"
+                                + " statements that may run twice with Statement.setIdempotent(true) or"
+                                + " basic.request.default-idempotence = true");
+            });
+            assertThat(session.executor().stats().notHedgedNonIdempotent()).isEqualTo(10);
+        } finally {
+            logger.detachAppender(appender);
+        }
     }
 
     @Test
