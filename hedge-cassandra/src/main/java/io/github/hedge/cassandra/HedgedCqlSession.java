@@ -94,9 +94,10 @@ import org.slf4j.LoggerFactory;
  *       pinned).
  * </ul>
  *
- * <p>Synchronous {@code execute} returns a result set whose later pages are fetched from the
- * replica that answered the first page; reactive and other request types pass through unhedged.
- * Paging requests ({@code fetchNextPage}) are not hedged.
+ * <p>Later pages of a result (iterating a synchronous result set, or {@code fetchNextPage}) are
+ * fetched through the driver from the replica that answered the first page, not hedged; a
+ * statement the caller executes with a paging state of its own is hedged like any other. Prepare,
+ * reactive and other request types pass through unhedged.
  *
  * <p>Outcomes: {@link #executor()} gives the core's events ({@code CallCompleted} with the
  * replica of each attempt), stats, and what {@code HedgeMetrics} and {@code SlowCallLog} bind to;

@@ -1,15 +1,21 @@
 package io.github.hedge.cassandra;
 
 import static io.github.hedge.cassandra.SimulacronCluster.INSERT;
+import static io.github.hedge.cassandra.SimulacronCluster.PAGED;
 import static io.github.hedge.cassandra.SimulacronCluster.SELECT;
 import static io.github.hedge.cassandra.SimulacronCluster.insert;
+import static io.github.hedge.cassandra.SimulacronCluster.paged;
 import static io.github.hedge.cassandra.SimulacronCluster.select;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import ch.qos.logback.classic.Level;
 import ch.qos.logback.classic.spi.ILoggingEvent;
 import ch.qos.logback.core.read.ListAppender;
+import com.datastax.dse.driver.api.core.cql.reactive.ReactiveRow;
 import com.datastax.oss.driver.api.core.CqlSession;
+import com.datastax.oss.driver.api.core.cql.AsyncResultSet;
+import com.datastax.oss.driver.api.core.cql.ExecutionInfo;
+import com.datastax.oss.driver.api.core.cql.PreparedStatement;
 import com.datastax.oss.driver.api.core.cql.ResultSet;
 import com.datastax.oss.driver.api.core.cql.SimpleStatement;
 import io.github.hedge.core.DelayPolicy;
@@ -20,11 +26,14 @@ import io.github.hedge.core.HedgedExecutorRegistry;
 import io.github.hedge.core.LatencyTracker;
 import io.github.hedge.core.event.AttemptRecord;
 import io.github.hedge.core.event.CallCompleted;
+import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collections;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
@@ -33,6 +42,8 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.reactivestreams.Subscriber;
+import org.reactivestreams.Subscription;
 import org.slf4j.LoggerFactory;
 
 /** The wrapped session against a simulated 3-node cluster with one node primed to be slow. */
@@ -542,6 +553,120 @@ class HedgedCqlSessionTest {
         // shuffle sends about a third of 160 primaries (53) to the stalled node; at least a fifth
         // (32) is 3.6 standard deviations below that, far above the 12 allowed with detection
         assertThat(primariesToANodeThatStalls(LatencyAwareOptions.disabled())).isGreaterThanOrEqualTo(32);
+    }
+
+    @Test
+    void should_fetch_each_later_page_once_from_the_first_page_replica_when_the_result_has_more_pages()
+            throws Exception {
+        sim.primeTwoPages(100); // the second page takes 100 ms on every node: ten times the hedge delay
+        HedgedCqlSession session = wrap(
+                HedgeConfig.builder()
+                        .delay(DelayPolicy.fixed(Duration.ofMillis(10)))
+                        .budget(HedgeBudget.unlimited())
+                        .build(),
+                LatencyAwareOptions.disabled());
+        Map<Integer, Integer> firstPageNode = new HashMap<>();
+        for (int k = 0; k < 6; k++) {
+            List<Integer> values = new ArrayList<>();
+            List<ExecutionInfo> pages;
+            if (k % 2 == 0) { // synchronous: iterating fetches the second page
+                ResultSet rs = session.execute(paged(k)); // a plain SELECT: inferred idempotent
+                rs.forEach(row -> values.add(row.getInt("v")));
+                pages = rs.getExecutionInfos();
+            } else { // asynchronous: the caller fetches it
+                AsyncResultSet first =
+                        session.executeAsync(paged(k)).toCompletableFuture().get(10, TimeUnit.SECONDS);
+                first.currentPage().forEach(row -> values.add(row.getInt("v")));
+                assertThat(first.hasMorePages()).isTrue();
+                AsyncResultSet second =
+                        first.fetchNextPage().toCompletableFuture().get(10, TimeUnit.SECONDS);
+                second.currentPage().forEach(row -> values.add(row.getInt("v")));
+                pages = List.of(first.getExecutionInfo(), second.getExecutionInfo());
+            }
+            assertThat(values).containsExactly(1, 2);
+            assertThat(pages).hasSize(2);
+            assertThat(pages.get(1).getCoordinator()).isEqualTo(pages.get(0).getCoordinator());
+            firstPageNode.put(k, sim.indexOf(pages.get(0).getCoordinator()));
+        }
+        // each second page was received once, by the node that answered the first page: not hedged
+        // although it took ten times the delay
+        List<SimulacronCluster.Reception> laterPages = sim.receptions(PAGED).stream()
+                .filter(SimulacronCluster.Reception::laterPage)
+                .collect(Collectors.toList());
+        assertThat(laterPages).hasSize(6).allSatisfy(r -> assertThat(r.node()).isEqualTo(firstPageNode.get(r.key())));
+        // and only the first pages went through hedge's executor
+        assertThat(session.executor().stats().calls()).isEqualTo(6);
+    }
+
+    @Test
+    void should_hedge_a_statement_resumed_from_a_paging_state_when_the_caller_executes_it() {
+        sim.primeTwoPages(100);
+        HedgedCqlSession session = wrap(
+                HedgeConfig.builder()
+                        .delay(DelayPolicy.fixed(Duration.ofMillis(10)))
+                        .budget(HedgeBudget.unlimited())
+                        .build(),
+                LatencyAwareOptions.disabled());
+        ByteBuffer pagingState = session.execute(paged(0)).getExecutionInfo().getPagingState();
+        assertThat(pagingState).isNotNull();
+        long hedgesBefore = session.executor().stats().hedgesSent();
+
+        // the caller resumes the query itself (say, the next page of a web listing): a statement like any other
+        ResultSet rs = session.execute(paged(0).setPagingState(pagingState));
+
+        assertThat(rs.one().getInt("v")).isEqualTo(2);
+        List<SimulacronCluster.Reception> laterPages = sim.receptions(PAGED).stream()
+                .filter(SimulacronCluster.Reception::laterPage)
+                .collect(Collectors.toList());
+        // 100 ms on every node, 10 ms delay: the primary and a hedge, on two replicas
+        assertThat(laterPages).hasSize(2);
+        assertThat(laterPages.get(1).node()).isNotEqualTo(laterPages.get(0).node());
+        assertThat(session.executor().stats().hedgesSent() - hedgesBefore).isEqualTo(1);
+    }
+
+    @Test
+    void should_pass_prepare_and_reactive_queries_straight_to_the_driver_when_they_are_not_execute_calls()
+            throws Exception {
+        HedgedCqlSession session = wrap(
+                HedgeConfig.builder()
+                        .delay(DelayPolicy.fixed(Duration.ofMillis(10)))
+                        .budget(HedgeBudget.unlimited())
+                        .build(),
+                LatencyAwareOptions.disabled());
+
+        PreparedStatement prepared = session.prepare(SELECT);
+        assertThat(prepared.getQuery()).isEqualTo(SELECT);
+        assertThat(Arrays.stream(sim.prepared(SELECT)).sum()).isPositive();
+
+        CompletableFuture<Integer> rows = new CompletableFuture<>();
+        session.executeReactive(select(1)).subscribe(new Subscriber<ReactiveRow>() {
+            private int count;
+
+            @Override
+            public void onSubscribe(Subscription s) {
+                s.request(Long.MAX_VALUE);
+            }
+
+            @Override
+            public void onNext(ReactiveRow row) {
+                count++;
+            }
+
+            @Override
+            public void onError(Throwable t) {
+                rows.completeExceptionally(t);
+            }
+
+            @Override
+            public void onComplete() {
+                rows.complete(count);
+            }
+        });
+        assertThat(rows.get(10, TimeUnit.SECONDS)).isZero(); // the prime answers no rows
+        assertThat(sim.receptions(SELECT)).hasSize(1); // one execution: not hedged
+
+        // neither went through hedge's executor
+        assertThat(session.executor().stats().calls()).isZero();
     }
 
     @Test
