@@ -19,7 +19,8 @@ public enum HedgeDriverOption implements DriverOption {
     DELAY_KIND("advanced.speculative-execution-policy.hedge.delay-kind"),
     /**
      * The percentile of recent latency to hedge after, in (0, 1); default {@code 1 - 0.8 *
-     * max-extra-load} (p96 for 5%), so expected demand leaves a fifth of the budget for bursts.
+     * max-extra-load} clamped to {@code [0.5, 0.999]} (p96 for 5%), so expected demand leaves a
+     * fifth of the budget for bursts.
      */
     PERCENTILE("advanced.speculative-execution-policy.hedge.percentile"),
     /** The smallest adaptive delay (duration); default 1 ms. */

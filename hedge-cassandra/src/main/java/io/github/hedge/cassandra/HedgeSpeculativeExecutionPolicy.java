@@ -29,7 +29,8 @@ import org.slf4j.LoggerFactory;
 /**
  * A drop-in {@link SpeculativeExecutionPolicy}: the driver still runs speculative executions, but
  * hedge decides the delay (by default the p96 of recent per-node latency, {@code 1 - 0.8 *
- * max-extra-load}, clamped to {@code [min-delay, max-delay]}, so that expected demand leaves a fifth
+ * max-extra-load} clamped to {@code [0.5, 0.999]}; the delay clamped to {@code [min-delay,
+ * max-delay]}; so that expected demand leaves a fifth
  * of the budget for bursts) and caps extra executions with a budget (by default 5% of idempotent
  * requests over 30 s).
  *
@@ -53,8 +54,9 @@ import org.slf4j.LoggerFactory;
  * spent (the running executions go on). It also feeds the latency of every answered execution to
  * this policy's tracker through its request tracker. Without it this policy refuses to start.
  *
- * <p><b>Warm-up.</b> Until the percentile has its first estimate ({@code min-samples}, 100,
- * published at the tracker's next 1 s refresh), a new session hedges at 4 times the median node's
+ * <p><b>Warm-up.</b> Until the percentile has its first estimate ({@code min-samples}, 100, and at
+ * least {@code 5 / (1 - p)}: 125 for the default p96; a warming tracker shows new samples every
+ * 62.5 ms), a new session hedges at 4 times the median node's
  * latency so far (at least 4 ms, at most {@code max-delay}; the latency {@link
  * HedgeLoadBalancingPolicy} measures, with or without ordering), and the budget starts with its 20
  * tokens of burst, so the first requests do not wait on a slow replica. {@code hedge.warm-up =

@@ -94,9 +94,10 @@ import org.slf4j.LoggerFactory;
  *       pinned).
  * </ul>
  *
- * <p>Synchronous {@code execute} returns a result set whose later pages are fetched from the
- * replica that answered the first page; reactive and other request types pass through unhedged.
- * Paging requests ({@code fetchNextPage}) are not hedged.
+ * <p>Later pages of a result (iterating a synchronous result set, or {@code fetchNextPage}) are
+ * fetched through the driver from the replica that answered the first page, not hedged; a
+ * statement the caller executes with a paging state of its own is hedged like any other. Prepare,
+ * reactive and other request types pass through unhedged.
  *
  * <p>Outcomes: {@link #executor()} gives the core's events ({@code CallCompleted} with the
  * replica of each attempt), stats, and what {@code HedgeMetrics} and {@code SlowCallLog} bind to;
@@ -208,7 +209,8 @@ public final class HedgedCqlSession implements CqlSession {
      *
      * <p><b>Warm-up.</b> The builder, when given no configuration, adds two things this method
      * cannot (they need the session's latency scores): until the percentile has its first estimate
-     * (100 samples, published at the tracker's next 1 s refresh) the delay is 4 times the median
+     * (125 samples at the p96: {@code max(minSamples, 5 / (1 - p))}; a warming tracker shows new
+     * samples every 62.5 ms) the delay is 4 times the median
      * node's latency so far (at least 4 ms; the same test as a stall's), and the budget starts with
      * 20 tokens ({@link HedgeBudget.Builder#initialTokens(double)}). A new session then
      * hedges its first calls around a slow replica instead of waiting on it (hedge-benchmarks'

@@ -4,24 +4,33 @@ import static io.github.hedge.cassandra.SimulacronCluster.INSERT;
 import static io.github.hedge.cassandra.SimulacronCluster.insert;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.within;
 
+import ch.qos.logback.classic.Level;
+import ch.qos.logback.classic.Logger;
+import ch.qos.logback.classic.spi.ILoggingEvent;
+import ch.qos.logback.core.read.ListAppender;
 import com.datastax.oss.driver.api.core.CqlSession;
 import com.datastax.oss.driver.api.core.config.DefaultDriverOption;
 import com.datastax.oss.driver.api.core.config.ProgrammaticDriverConfigLoaderBuilder;
 import com.datastax.oss.driver.api.core.cql.AsyncResultSet;
 import com.datastax.oss.driver.api.core.cql.ExecutionInfo;
 import com.datastax.oss.driver.api.core.cql.ResultSet;
+import io.github.hedge.core.PercentileDelay;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collections;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.UnaryOperator;
+import java.util.stream.Collectors;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.slf4j.LoggerFactory;
 
 /** The drop-in policy against a simulated 3-node cluster with one node primed to be slow. */
 class HedgeSpeculativeExecutionPolicyTest {
@@ -85,12 +94,21 @@ class HedgeSpeculativeExecutionPolicyTest {
             // fired at 20 ms on a 1 ms tick: the hedged requests took 20 ms + one tick + a fast answer
             // (+15 ms of slack for a loaded CI machine; the driver's default 100 ms tick would make it ~100)
             assertThat(median(hedgedLatencyMs)).isBetween(20.0, 20.0 + 15);
-            long[] received = sim.received(INSERT);
             SpeculativeExecutionStats stats = policy(session, "default").stats();
-            assertThat(Arrays.stream(received).sum()).isEqualTo(30 + stats.sent());
-            // node 0 never received a speculative execution: they went to the other replicas
-            assertThat(received[0]).isEqualTo(30 + stats.sent() - received[1] - received[2]);
-            assertThat(stats.sent()).isGreaterThanOrEqualTo(hedgedLatencyMs.size());
+            assertThat(Arrays.stream(sim.received(INSERT)).sum()).isEqualTo(30 + stats.sent());
+            // per request (its key), the nodes that received it, primary first
+            Map<Integer, List<Integer>> receivers = sim.receiversByKey(INSERT);
+            assertThat(receivers).hasSize(30);
+            List<List<Integer>> primaryOnSlowNode = receivers.values().stream()
+                    .filter(nodes -> nodes.get(0) == 0)
+                    .collect(Collectors.toList());
+            // every request whose primary went to the slow node got one speculative execution, on another replica
+            assertThat(primaryOnSlowNode)
+                    .hasSizeGreaterThanOrEqualTo(3)
+                    .allSatisfy(nodes -> assertThat(nodes).hasSize(2).element(1).isNotEqualTo(0));
+            // and the slow node received primaries only: no speculative execution went there
+            assertThat(receivers.values()).allSatisfy(nodes -> assertThat(nodes.subList(1, nodes.size()))
+                    .doesNotContain(0));
         }
     }
 
@@ -148,7 +166,7 @@ class HedgeSpeculativeExecutionPolicyTest {
         // machine delays the fast node's answer by hundreds of milliseconds
         sim.slow(0, INSERT, 1000);
         try (CqlSession session = sim.session(hedgeDefaults(true))) {
-            // no estimate yet (100 samples): the warm-up delay and the budget's 20 starting tokens.
+            // no estimate yet (125 samples at the p96): the warm-up delay and the budget's 20 starting tokens.
             // A request that went first to node 0 is answered by a speculative execution elsewhere,
             // so node 0 answers none of them
             assertThat(answeredByNodeZero(session, 40)).isZero();
@@ -249,6 +267,56 @@ class HedgeSpeculativeExecutionPolicyTest {
             assertThat(policy.latencyTracker().minWindowSamples()).isEqualTo(7_500);
             assertThat(policy.latencyTracker().maxWindowAge()).isEqualTo(Duration.ofHours(1));
             assertThat(policy.latencyTracker().window()).isEqualTo(Duration.ofSeconds(30));
+        }
+    }
+
+    @Test
+    void should_default_the_percentile_to_one_minus_0_8_times_the_budget_within_p50_and_p99_9_when_none_is_set() {
+        // 1 - 0.8 * max-extra-load: 0.96 at 5%; clamped to [0.5, 0.999] at the budget's extremes
+        for (double[] budgetAndPercentile : new double[][] {{0.05, 0.96}, {1.0, 0.5}, {0.0, 0.999}}) {
+            try (CqlSession session = sim.session(hedgeDefaults(true)
+                    .andThen(b -> b.withDouble(HedgeDriverOption.MAX_EXTRA_LOAD, budgetAndPercentile[0]))::apply)) {
+                assertThat(policy(session, "default").delayPolicy())
+                        .isInstanceOfSatisfying(PercentileDelay.class, d -> assertThat(d.percentile())
+                                .isCloseTo(budgetAndPercentile[1], within(1e-9)));
+            }
+        }
+    }
+
+    @Test
+    void should_warn_once_naming_the_tick_duration_when_the_delay_is_shorter_than_the_timer_tick() {
+        Logger logger = (Logger) LoggerFactory.getLogger(HedgeSpeculativeExecutionPolicy.class);
+        ListAppender<ILoggingEvent> appender = new ListAppender<>();
+        appender.start();
+        logger.addAppender(appender);
+        try {
+            // the driver's default 100 ms tick and a 20 ms delay: one warning, however many requests
+            try (CqlSession session =
+                    sim.session(hedge(Duration.ofMillis(20), 2, 1.0)
+                            .andThen(b -> b.withDuration(
+                                    DefaultDriverOption.NETTY_TIMER_TICK_DURATION, Duration.ofMillis(100)))::apply)) {
+                for (int k = 0; k < 10; k++) {
+                    session.execute(insert(k).setIdempotent(true));
+                }
+            }
+            assertThat(appender.list).singleElement().satisfies(e -> {
+                assertThat(e.getLevel()).isEqualTo(Level.WARN);
+                assertThat(e.getFormattedMessage())
+                        .isEqualTo("speculative executions of profile default are due after 20 ms, but the driver's"
+                                + " timer ticks every 100 ms (advanced.netty.timer.tick-duration), so they fire up"
+                                + " to a tick late; set advanced.netty.timer.tick-duration = 1 ms");
+            });
+
+            // a 1 ms tick: nothing to warn about
+            appender.list.clear();
+            try (CqlSession session = sim.session(hedge(Duration.ofMillis(20), 2, 1.0))) {
+                for (int k = 0; k < 10; k++) {
+                    session.execute(insert(k).setIdempotent(true));
+                }
+            }
+            assertThat(appender.list).isEmpty();
+        } finally {
+            logger.detachAppender(appender);
         }
     }
 

@@ -1,12 +1,21 @@
 package io.github.hedge.cassandra;
 
 import static io.github.hedge.cassandra.SimulacronCluster.INSERT;
+import static io.github.hedge.cassandra.SimulacronCluster.PAGED;
 import static io.github.hedge.cassandra.SimulacronCluster.SELECT;
 import static io.github.hedge.cassandra.SimulacronCluster.insert;
+import static io.github.hedge.cassandra.SimulacronCluster.paged;
 import static io.github.hedge.cassandra.SimulacronCluster.select;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import ch.qos.logback.classic.Level;
+import ch.qos.logback.classic.spi.ILoggingEvent;
+import ch.qos.logback.core.read.ListAppender;
+import com.datastax.dse.driver.api.core.cql.reactive.ReactiveRow;
 import com.datastax.oss.driver.api.core.CqlSession;
+import com.datastax.oss.driver.api.core.cql.AsyncResultSet;
+import com.datastax.oss.driver.api.core.cql.ExecutionInfo;
+import com.datastax.oss.driver.api.core.cql.PreparedStatement;
 import com.datastax.oss.driver.api.core.cql.ResultSet;
 import com.datastax.oss.driver.api.core.cql.SimpleStatement;
 import io.github.hedge.core.DelayPolicy;
@@ -17,11 +26,14 @@ import io.github.hedge.core.HedgedExecutorRegistry;
 import io.github.hedge.core.LatencyTracker;
 import io.github.hedge.core.event.AttemptRecord;
 import io.github.hedge.core.event.CallCompleted;
+import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collections;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
@@ -30,6 +42,9 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.reactivestreams.Subscriber;
+import org.reactivestreams.Subscription;
+import org.slf4j.LoggerFactory;
 
 /** The wrapped session against a simulated 3-node cluster with one node primed to be slow. */
 class HedgedCqlSessionTest {
@@ -221,10 +236,37 @@ class HedgedCqlSessionTest {
             assertThat(c.attempts().get(1).target()).isNotEqualTo(slowTarget);
         });
         // and once it is silent with an attempt in flight, primaries go elsewhere (stall detection
-        // needs 5 answers from the other nodes first): 1 to 8 of 60 in runs on a loaded machine,
-        // where without warm-up about a third went there, each waiting 1 s
+        // needs 5 answers from the other nodes first): 1 to 8 of 60 in runs on a loaded machine
         assertThat(onSlow.size()).isLessThanOrEqualTo(15);
         assertThat(session.executor().stats().budgetDenied()).isZero();
+        awaitNoPendingAttempts(session);
+    }
+
+    @Test
+    void should_wait_on_the_slow_node_for_its_first_calls_when_the_session_is_new_and_has_no_warm_up()
+            throws Exception {
+        sim.slow(0, INSERT, 1000);
+        // the builder given defaultConfig(): the same delay and budget without the warm-up, so no
+        // hedge before the percentile's first estimate (125 samples)
+        HedgedCqlSession session = HedgedCqlSession.builder(driver)
+                .hedgeConfig(HedgedCqlSession.defaultConfig())
+                .build();
+        List<CallCompleted> calls = record(session);
+
+        for (int k = 0; k < 60; k++) {
+            session.execute(insert(k).setIdempotent(true));
+        }
+
+        List<CallCompleted> onSlow = calls.stream()
+                .filter(c -> c.attempts().get(0).target().equals(slowTarget))
+                .collect(Collectors.toList());
+        // every call that started on the slow node waited for its 1 s answer, unhedged, until
+        // latency-aware ordering had its 5 measurements of the node and put it last
+        assertThat(onSlow).hasSizeGreaterThanOrEqualTo(3).allSatisfy(c -> {
+            assertThat(c.attempts()).hasSize(1);
+            assertThat(c.winningAttempt()).isEqualTo(1);
+        });
+        assertThat(session.executor().stats().hedgesSent()).isZero();
         awaitNoPendingAttempts(session);
     }
 
@@ -363,6 +405,33 @@ class HedgedCqlSessionTest {
     }
 
     @Test
+    void should_log_one_info_line_naming_the_fix_when_statements_are_not_idempotent() {
+        ch.qos.logback.classic.Logger logger =
+                (ch.qos.logback.classic.Logger) LoggerFactory.getLogger(HedgedCqlSession.class);
+        ListAppender<ILoggingEvent> appender = new ListAppender<>();
+        appender.start();
+        logger.addAppender(appender);
+        try {
+            HedgedCqlSession session = wrap(HedgeConfig.builder().build(), LatencyAwareOptions.disabled());
+            for (int k = 0; k < 10; k++) {
+                session.execute(insert(k)); // undeclared INSERT: not hedged
+            }
+            session.execute(select(1)); // hedged: not logged
+            // 10 statements well within a minute: one line (the interval itself: RateLimitedLogTest)
+            assertThat(appender.list).singleElement().satisfies(e -> {
+                assertThat(e.getLevel()).isEqualTo(Level.INFO);
+                assertThat(e.getFormattedMessage())
+                        .isEqualTo("not hedged: non-idempotent statement (0 more since the last line); declare"
+                                + " statements that may run twice with Statement.setIdempotent(true) or"
+                                + " basic.request.default-idempotence = true");
+            });
+            assertThat(session.executor().stats().notHedgedNonIdempotent()).isEqualTo(10);
+        } finally {
+            logger.detachAppender(appender);
+        }
+    }
+
+    @Test
     void should_stop_primaries_to_the_slow_node_and_resume_after_it_heals_when_latency_aware() throws Exception {
         sim.slow(0, INSERT, 100);
         HedgedCqlSession session = wrap(
@@ -419,14 +488,19 @@ class HedgedCqlSessionTest {
         assertThat(primariesToHealed).isGreaterThanOrEqualTo(5);
     }
 
-    @Test
-    void should_stop_sending_primaries_to_a_node_when_it_stalls_with_requests_in_flight() throws Exception {
+    /**
+     * Node 0 measured while healthy (60 calls), then it stops answering for 2 s, as in a GC pause,
+     * while 4 threads make 40 calls each (hedge after 10 ms, unlimited budget).
+     *
+     * @return how many of the 160 calls sent their primary to the stalled node
+     */
+    private static long primariesToANodeThatStalls(LatencyAwareOptions latencyAware) throws Exception {
         HedgedCqlSession session = wrap(
                 HedgeConfig.builder()
                         .delay(DelayPolicy.fixed(Duration.ofMillis(10)))
                         .budget(HedgeBudget.unlimited())
                         .build(),
-                LatencyAwareOptions.builder().minMeasurements(3).build());
+                latencyAware);
         List<CallCompleted> calls = record(session);
         for (int k = 0; k < 60; k++) {
             session.execute(select(k)); // every node measured while healthy
@@ -453,17 +527,146 @@ class HedgedCqlSessionTest {
         } finally {
             pool.shutdownNow();
         }
+        assertThat(calls).hasSize(threads * perThread);
+        assertThat(calls).allMatch(c -> c.outcome() == CallCompleted.CallOutcome.SUCCESS);
         long primariesToStalled = calls.stream()
                 .filter(c -> c.attempts().get(0).target().equals(slowTarget))
                 .count();
-        // without stall detection about a third of 160 primaries (53) would go there: the node is
-        // put last as soon as it has been silent for 4x its usual latency with requests in flight
-        assertThat(calls).hasSize(threads * perThread);
-        assertThat(primariesToStalled).isLessThanOrEqualTo(12);
-        assertThat(calls).allMatch(c -> c.outcome() == CallCompleted.CallOutcome.SUCCESS);
 
         sim.heal(0);
         awaitNoPendingAttempts(session); // the stalled requests answer after their 2 s: nothing is left behind
+        return primariesToStalled;
+    }
+
+    @Test
+    void should_stop_sending_primaries_to_a_node_when_it_stalls_with_requests_in_flight() throws Exception {
+        // the node is put last as soon as it has been silent for 4x its usual latency with requests
+        // in flight (the counterpart below: without ordering, about a third of 160 went there)
+        assertThat(primariesToANodeThatStalls(
+                        LatencyAwareOptions.builder().minMeasurements(3).build()))
+                .isLessThanOrEqualTo(12);
+    }
+
+    @Test
+    void should_keep_sending_primaries_to_a_stalled_node_when_latency_aware_ordering_is_off() throws Exception {
+        // stall detection reorders plans through latency-aware ordering: without it, the driver's
+        // shuffle sends about a third of 160 primaries (53) to the stalled node; at least a fifth
+        // (32) is 3.6 standard deviations below that, far above the 12 allowed with detection
+        assertThat(primariesToANodeThatStalls(LatencyAwareOptions.disabled())).isGreaterThanOrEqualTo(32);
+    }
+
+    @Test
+    void should_fetch_each_later_page_once_from_the_first_page_replica_when_the_result_has_more_pages()
+            throws Exception {
+        sim.primeTwoPages(100); // the second page takes 100 ms on every node: ten times the hedge delay
+        HedgedCqlSession session = wrap(
+                HedgeConfig.builder()
+                        .delay(DelayPolicy.fixed(Duration.ofMillis(10)))
+                        .budget(HedgeBudget.unlimited())
+                        .build(),
+                LatencyAwareOptions.disabled());
+        Map<Integer, Integer> firstPageNode = new HashMap<>();
+        for (int k = 0; k < 6; k++) {
+            List<Integer> values = new ArrayList<>();
+            List<ExecutionInfo> pages;
+            if (k % 2 == 0) { // synchronous: iterating fetches the second page
+                ResultSet rs = session.execute(paged(k)); // a plain SELECT: inferred idempotent
+                rs.forEach(row -> values.add(row.getInt("v")));
+                pages = rs.getExecutionInfos();
+            } else { // asynchronous: the caller fetches it
+                AsyncResultSet first =
+                        session.executeAsync(paged(k)).toCompletableFuture().get(10, TimeUnit.SECONDS);
+                first.currentPage().forEach(row -> values.add(row.getInt("v")));
+                assertThat(first.hasMorePages()).isTrue();
+                AsyncResultSet second =
+                        first.fetchNextPage().toCompletableFuture().get(10, TimeUnit.SECONDS);
+                second.currentPage().forEach(row -> values.add(row.getInt("v")));
+                pages = List.of(first.getExecutionInfo(), second.getExecutionInfo());
+            }
+            assertThat(values).containsExactly(1, 2);
+            assertThat(pages).hasSize(2);
+            assertThat(pages.get(1).getCoordinator()).isEqualTo(pages.get(0).getCoordinator());
+            firstPageNode.put(k, sim.indexOf(pages.get(0).getCoordinator()));
+        }
+        // each second page was received once, by the node that answered the first page: not hedged
+        // although it took ten times the delay
+        List<SimulacronCluster.Reception> laterPages = sim.receptions(PAGED).stream()
+                .filter(SimulacronCluster.Reception::laterPage)
+                .collect(Collectors.toList());
+        assertThat(laterPages).hasSize(6).allSatisfy(r -> assertThat(r.node()).isEqualTo(firstPageNode.get(r.key())));
+        // and only the first pages went through hedge's executor
+        assertThat(session.executor().stats().calls()).isEqualTo(6);
+    }
+
+    @Test
+    void should_hedge_a_statement_resumed_from_a_paging_state_when_the_caller_executes_it() {
+        sim.primeTwoPages(100);
+        HedgedCqlSession session = wrap(
+                HedgeConfig.builder()
+                        .delay(DelayPolicy.fixed(Duration.ofMillis(10)))
+                        .budget(HedgeBudget.unlimited())
+                        .build(),
+                LatencyAwareOptions.disabled());
+        ByteBuffer pagingState = session.execute(paged(0)).getExecutionInfo().getPagingState();
+        assertThat(pagingState).isNotNull();
+        long hedgesBefore = session.executor().stats().hedgesSent();
+
+        // the caller resumes the query itself (say, the next page of a web listing): a statement like any other
+        ResultSet rs = session.execute(paged(0).setPagingState(pagingState));
+
+        assertThat(rs.one().getInt("v")).isEqualTo(2);
+        List<SimulacronCluster.Reception> laterPages = sim.receptions(PAGED).stream()
+                .filter(SimulacronCluster.Reception::laterPage)
+                .collect(Collectors.toList());
+        // 100 ms on every node, 10 ms delay: the primary and a hedge, on two replicas
+        assertThat(laterPages).hasSize(2);
+        assertThat(laterPages.get(1).node()).isNotEqualTo(laterPages.get(0).node());
+        assertThat(session.executor().stats().hedgesSent() - hedgesBefore).isEqualTo(1);
+    }
+
+    @Test
+    void should_pass_prepare_and_reactive_queries_straight_to_the_driver_when_they_are_not_execute_calls()
+            throws Exception {
+        HedgedCqlSession session = wrap(
+                HedgeConfig.builder()
+                        .delay(DelayPolicy.fixed(Duration.ofMillis(10)))
+                        .budget(HedgeBudget.unlimited())
+                        .build(),
+                LatencyAwareOptions.disabled());
+
+        PreparedStatement prepared = session.prepare(SELECT);
+        assertThat(prepared.getQuery()).isEqualTo(SELECT);
+        assertThat(Arrays.stream(sim.prepared(SELECT)).sum()).isPositive();
+
+        CompletableFuture<Integer> rows = new CompletableFuture<>();
+        session.executeReactive(select(1)).subscribe(new Subscriber<ReactiveRow>() {
+            private int count;
+
+            @Override
+            public void onSubscribe(Subscription s) {
+                s.request(Long.MAX_VALUE);
+            }
+
+            @Override
+            public void onNext(ReactiveRow row) {
+                count++;
+            }
+
+            @Override
+            public void onError(Throwable t) {
+                rows.completeExceptionally(t);
+            }
+
+            @Override
+            public void onComplete() {
+                rows.complete(count);
+            }
+        });
+        assertThat(rows.get(10, TimeUnit.SECONDS)).isZero(); // the prime answers no rows
+        assertThat(sim.receptions(SELECT)).hasSize(1); // one execution: not hedged
+
+        // neither went through hedge's executor
+        assertThat(session.executor().stats().calls()).isZero();
     }
 
     @Test

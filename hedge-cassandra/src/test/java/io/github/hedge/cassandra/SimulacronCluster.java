@@ -12,18 +12,36 @@ import com.datastax.oss.driver.api.core.config.ProgrammaticDriverConfigLoaderBui
 import com.datastax.oss.driver.api.core.cql.SimpleStatement;
 import com.datastax.oss.driver.api.core.metadata.Node;
 import com.datastax.oss.driver.api.core.type.codec.TypeCodecs;
+import com.datastax.oss.protocol.internal.Frame;
+import com.datastax.oss.protocol.internal.ProtocolConstants;
+import com.datastax.oss.protocol.internal.request.Prepare;
+import com.datastax.oss.protocol.internal.request.Query;
+import com.datastax.oss.protocol.internal.request.query.QueryOptions;
+import com.datastax.oss.protocol.internal.response.result.ColumnSpec;
+import com.datastax.oss.protocol.internal.response.result.DefaultRows;
+import com.datastax.oss.protocol.internal.response.result.RawType;
+import com.datastax.oss.protocol.internal.response.result.RowsMetadata;
+import com.datastax.oss.simulacron.common.cluster.AbstractNode;
 import com.datastax.oss.simulacron.common.cluster.ClusterSpec;
 import com.datastax.oss.simulacron.common.cluster.QueryLog;
+import com.datastax.oss.simulacron.common.stubbing.Action;
+import com.datastax.oss.simulacron.common.stubbing.MessageResponseAction;
+import com.datastax.oss.simulacron.common.stubbing.StubMapping;
 import com.datastax.oss.simulacron.server.BoundCluster;
 import com.datastax.oss.simulacron.server.BoundNode;
 import com.datastax.oss.simulacron.server.Server;
 import io.netty.util.HashedWheelTimer;
 import java.net.InetSocketAddress;
+import java.nio.ByteBuffer;
 import java.time.Duration;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Queue;
+import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
 import java.util.function.UnaryOperator;
 
@@ -34,6 +52,8 @@ import java.util.function.UnaryOperator;
 final class SimulacronCluster implements AutoCloseable {
     static final String INSERT = "INSERT INTO ks.t (k, v) VALUES (?, ?)";
     static final String SELECT = "SELECT v FROM ks.t WHERE k = ?";
+    /** Answered in two pages once {@link #primeTwoPages(long)} has primed it. */
+    static final String PAGED = "SELECT v FROM ks.pages WHERE k = ?";
 
     // Simulacron's default 100 ms timer tick would turn a primed 250 ms delay into ~290 ms
     private final HashedWheelTimer timer = new HashedWheelTimer(1, TimeUnit.MILLISECONDS);
@@ -114,6 +134,102 @@ final class SimulacronCluster implements AutoCloseable {
         return counts;
     }
 
+    /**
+     * One execution of a test query as a node received it.
+     *
+     * @param key the value of its first bound variable (the tests' key)
+     * @param node the index of the node that received it
+     * @param receivedAt when, as Simulacron logged it (ms)
+     * @param laterPage whether it carried a paging state (a request for a page after the first)
+     */
+    record Reception(int key, int node, long receivedAt, boolean laterPage) {}
+
+    /** @return every execution of {@code query} (QUERY messages) the nodes received, in order of reception */
+    List<Reception> receptions(String query) {
+        List<Reception> out = new ArrayList<>();
+        List<BoundNode> nodes = nodes();
+        for (int i = 0; i < nodes.size(); i++) {
+            for (QueryLog log : nodes.get(i).getLogs().getQueryLogs()) {
+                if (query.equals(log.getQuery()) && log.getFrame().message instanceof Query) {
+                    QueryOptions options = ((Query) log.getFrame().message).options;
+                    ByteBuffer key = options.positionalValues.get(0);
+                    out.add(new Reception(
+                            key.getInt(key.position()), i, log.getReceivedTimestamp(), options.pagingState != null));
+                }
+            }
+        }
+        out.sort(Comparator.comparingLong(Reception::receivedAt));
+        return out;
+    }
+
+    /**
+     * Which nodes received each execution of {@code query}, by key: for each key, the node indices
+     * in the order the executions were received. A request's executions carry the same key, so the
+     * first is its primary and the others its speculative executions or hedges (each sent at least
+     * a delay after the first).
+     *
+     * @return node indices by key, in order of reception
+     */
+    Map<Integer, List<Integer>> receiversByKey(String query) {
+        Map<Integer, List<Integer>> byKey = new TreeMap<>();
+        for (Reception r : receptions(query)) {
+            byKey.computeIfAbsent(r.key(), k -> new ArrayList<>()).add(r.node());
+        }
+        return byKey;
+    }
+
+    /** @return how many PREPARE messages each node received for {@code query}, in node order */
+    long[] prepared(String query) {
+        List<BoundNode> nodes = nodes();
+        long[] counts = new long[nodes.size()];
+        for (int i = 0; i < nodes.size(); i++) {
+            for (QueryLog log : nodes.get(i).getLogs().getQueryLogs()) {
+                if (query.equals(log.getQuery()) && log.getFrame().message instanceof Prepare) {
+                    counts[i]++;
+                }
+            }
+        }
+        return counts;
+    }
+
+    /**
+     * Primes every node to answer {@link #PAGED} in two pages of one row each: {@code v = 1} with a
+     * paging state, then, to the request carrying that paging state, {@code v = 2} after {@code
+     * laterPageDelayMs}. (Simulacron's own primes cannot page.) Cleared by {@link #fast()} and
+     * {@link #heal(int)}.
+     */
+    void primeTwoPages(long laterPageDelayMs) {
+        for (BoundNode n : nodes()) {
+            n.getStubStore().register(new TwoPages(laterPageDelayMs));
+        }
+    }
+
+    private static final class TwoPages extends StubMapping {
+        private final long laterPageDelayMs;
+
+        TwoPages(long laterPageDelayMs) {
+            this.laterPageDelayMs = laterPageDelayMs;
+        }
+
+        @Override
+        public boolean matches(Frame frame) {
+            return frame.message instanceof Query && PAGED.equals(((Query) frame.message).query);
+        }
+
+        @Override
+        public List<Action> getActions(AbstractNode node, Frame frame) {
+            boolean later = ((Query) frame.message).options.pagingState != null;
+            ColumnSpec v =
+                    new ColumnSpec("ks", "pages", "v", 0, RawType.PRIMITIVES.get(ProtocolConstants.DataType.INT));
+            ByteBuffer next = later ? null : ByteBuffer.wrap(new byte[] {2});
+            Queue<List<ByteBuffer>> data = new ArrayDeque<>();
+            data.add(List.of(TypeCodecs.INT.encode(later ? 2 : 1, ProtocolVersion.DEFAULT)));
+            return List.of(new MessageResponseAction(
+                    new DefaultRows(new RowsMetadata(List.of(v), next, null, null), data),
+                    later ? laterPageDelayMs : 0));
+        }
+    }
+
     /** @return receive timestamps (ms) of {@code query} on node i */
     List<Long> receivedAt(int i, String query) {
         List<Long> out = new ArrayList<>();
@@ -164,6 +280,12 @@ final class SimulacronCluster implements AutoCloseable {
 
     static SimpleStatement insert(int k) {
         return SimpleStatement.newInstance(INSERT, k, k)
+                .setRoutingKeyspace("ks")
+                .setRoutingKey(TypeCodecs.INT.encode(k, ProtocolVersion.DEFAULT));
+    }
+
+    static SimpleStatement paged(int k) {
+        return SimpleStatement.newInstance(PAGED, k)
                 .setRoutingKeyspace("ks")
                 .setRoutingKey(TypeCodecs.INT.encode(k, ProtocolVersion.DEFAULT));
     }

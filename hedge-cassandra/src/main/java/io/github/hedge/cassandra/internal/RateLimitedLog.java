@@ -1,6 +1,7 @@
 package io.github.hedge.cassandra.internal;
 
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.LongSupplier;
 import org.slf4j.Logger;
 
 /**
@@ -10,6 +11,7 @@ import org.slf4j.Logger;
 public final class RateLimitedLog {
     private final Logger log;
     private final long intervalNanos;
+    private final LongSupplier nanoClock;
     private final AtomicLong nextAllowed = new AtomicLong(Long.MIN_VALUE);
     private final AtomicLong suppressed = new AtomicLong();
 
@@ -18,8 +20,18 @@ public final class RateLimitedLog {
      * @param intervalNanos at most one line per this interval
      */
     public RateLimitedLog(Logger log, long intervalNanos) {
+        this(log, intervalNanos, System::nanoTime);
+    }
+
+    /**
+     * @param log where to log
+     * @param intervalNanos at most one line per this interval
+     * @param nanoClock the time in nanoseconds, as {@link System#nanoTime()}
+     */
+    public RateLimitedLog(Logger log, long intervalNanos, LongSupplier nanoClock) {
         this.log = log;
         this.intervalNanos = intervalNanos;
+        this.nanoClock = nanoClock;
     }
 
     /**
@@ -28,7 +40,7 @@ public final class RateLimitedLog {
      * @param message the line; "{}" receives the number of similar events not logged before it
      */
     public void log(String message) {
-        long now = System.nanoTime();
+        long now = nanoClock.getAsLong();
         long next = nextAllowed.get();
         if ((next != Long.MIN_VALUE && now - next < 0) || !nextAllowed.compareAndSet(next, now + intervalNanos)) {
             suppressed.incrementAndGet();
