@@ -85,6 +85,21 @@ class HedgedCqlSessionTest {
         return calls;
     }
 
+    /**
+     * Runs {@code count} idempotent inserts on a new session, one after the other.
+     *
+     * @return the calls whose primary went to the slow node
+     */
+    private static List<CallCompleted> firstInsertsStartedOnTheSlowNode(HedgedCqlSession session, int count) {
+        List<CallCompleted> calls = record(session);
+        for (int k = 0; k < count; k++) {
+            session.execute(insert(k).setIdempotent(true));
+        }
+        return calls.stream()
+                .filter(c -> c.attempts().get(0).target().equals(slowTarget))
+                .collect(Collectors.toList());
+    }
+
     /** Waits (at most 10 s) until every attempt the session's executor started has ended. */
     private static void awaitNoPendingAttempts(HedgedCqlSession session) throws InterruptedException {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
@@ -221,15 +236,7 @@ class HedgedCqlSessionTest {
         sim.slow(0, INSERT, 1000);
         // the builder's defaults: no estimate yet, so the warm-up delay and the budget's initial tokens
         HedgedCqlSession session = HedgedCqlSession.builder(driver).build();
-        List<CallCompleted> calls = record(session);
-
-        for (int k = 0; k < 60; k++) {
-            session.execute(insert(k).setIdempotent(true));
-        }
-
-        List<CallCompleted> onSlow = calls.stream()
-                .filter(c -> c.attempts().get(0).target().equals(slowTarget))
-                .collect(Collectors.toList());
+        List<CallCompleted> onSlow = firstInsertsStartedOnTheSlowNode(session, 60);
         // no call waited for the slow node: each that started there was won by a hedge elsewhere
         assertThat(onSlow).allSatisfy(c -> {
             assertThat(c.winningAttempt()).isEqualTo(2);
@@ -251,15 +258,7 @@ class HedgedCqlSessionTest {
         HedgedCqlSession session = HedgedCqlSession.builder(driver)
                 .hedgeConfig(HedgedCqlSession.defaultConfig())
                 .build();
-        List<CallCompleted> calls = record(session);
-
-        for (int k = 0; k < 60; k++) {
-            session.execute(insert(k).setIdempotent(true));
-        }
-
-        List<CallCompleted> onSlow = calls.stream()
-                .filter(c -> c.attempts().get(0).target().equals(slowTarget))
-                .collect(Collectors.toList());
+        List<CallCompleted> onSlow = firstInsertsStartedOnTheSlowNode(session, 60);
         // every call that started on the slow node waited for its 1 s answer, unhedged, until
         // latency-aware ordering had its 5 measurements of the node and put it last
         assertThat(onSlow).hasSizeGreaterThanOrEqualTo(3).allSatisfy(c -> {
@@ -279,15 +278,7 @@ class HedgedCqlSessionTest {
         HedgedCqlSession session = HedgedCqlSession.builder(driver)
                 .latencyAware(LatencyAwareOptions.disabled())
                 .build();
-        List<CallCompleted> calls = record(session);
-
-        for (int k = 0; k < 30; k++) {
-            session.execute(insert(k).setIdempotent(true));
-        }
-
-        List<CallCompleted> onSlow = calls.stream()
-                .filter(c -> c.attempts().get(0).target().equals(slowTarget))
-                .collect(Collectors.toList());
+        List<CallCompleted> onSlow = firstInsertsStartedOnTheSlowNode(session, 30);
         assertThat(onSlow).isNotEmpty().allSatisfy(c -> {
             assertThat(c.winningAttempt()).isEqualTo(2);
             assertThat(c.attempts().get(1).target()).isNotEqualTo(slowTarget);

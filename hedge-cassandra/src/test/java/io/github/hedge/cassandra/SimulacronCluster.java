@@ -13,6 +13,7 @@ import com.datastax.oss.driver.api.core.cql.SimpleStatement;
 import com.datastax.oss.driver.api.core.metadata.Node;
 import com.datastax.oss.driver.api.core.type.codec.TypeCodecs;
 import com.datastax.oss.protocol.internal.Frame;
+import com.datastax.oss.protocol.internal.Message;
 import com.datastax.oss.protocol.internal.ProtocolConstants;
 import com.datastax.oss.protocol.internal.request.Prepare;
 import com.datastax.oss.protocol.internal.request.Query;
@@ -43,6 +44,7 @@ import java.util.Map;
 import java.util.Queue;
 import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Predicate;
 import java.util.function.UnaryOperator;
 
 /**
@@ -122,11 +124,16 @@ final class SimulacronCluster implements AutoCloseable {
 
     /** @return how many times each node received {@code query}, in node order */
     long[] received(String query) {
+        return received(query, message -> true);
+    }
+
+    /** @return how many messages about {@code query} that pass {@code kind} each node received, in node order */
+    private long[] received(String query, Predicate<Message> kind) {
         List<BoundNode> nodes = nodes();
         long[] counts = new long[nodes.size()];
         for (int i = 0; i < nodes.size(); i++) {
             for (QueryLog log : nodes.get(i).getLogs().getQueryLogs()) {
-                if (query.equals(log.getQuery())) {
+                if (query.equals(log.getQuery()) && kind.test(log.getFrame().message)) {
                     counts[i]++;
                 }
             }
@@ -180,16 +187,7 @@ final class SimulacronCluster implements AutoCloseable {
 
     /** @return how many PREPARE messages each node received for {@code query}, in node order */
     long[] prepared(String query) {
-        List<BoundNode> nodes = nodes();
-        long[] counts = new long[nodes.size()];
-        for (int i = 0; i < nodes.size(); i++) {
-            for (QueryLog log : nodes.get(i).getLogs().getQueryLogs()) {
-                if (query.equals(log.getQuery()) && log.getFrame().message instanceof Prepare) {
-                    counts[i]++;
-                }
-            }
-        }
-        return counts;
+        return received(query, message -> message instanceof Prepare);
     }
 
     /**
