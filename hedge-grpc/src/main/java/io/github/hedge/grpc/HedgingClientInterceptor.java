@@ -396,7 +396,8 @@ public final class HedgingClientInterceptor implements ClientInterceptor {
          *     hedge at the warm-up delay until their percentile has its first estimate, and the budget
          *     the interceptor builds starts with {@value #WARMUP_INITIAL_TOKENS} tokens; default
          *     {@code true}. With {@code false}, or with a delay of your own, nothing is hedged before
-         *     the first estimate (100 samples) unless your delay says so, and the budget starts empty
+         *     the first estimate (125 samples at the default p96) unless your delay says so, and the budget
+         *     starts empty
          * @return this
          */
         public Builder warmup(boolean warmup) {

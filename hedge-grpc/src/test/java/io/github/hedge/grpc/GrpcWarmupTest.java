@@ -110,7 +110,7 @@ class GrpcWarmupTest {
         HedgingClientInterceptor hedging = HedgingClientInterceptor.ofDefaults();
         EchoGrpc.EchoBlockingStub stub = fresh(hedging);
 
-        int calls = 30; // far fewer than the 100 samples of the first estimate
+        int calls = 30; // far fewer than the 125 samples of the first estimate
         List<EchoReply> replies = new ArrayList<>();
         for (int i = 0; i < calls; i++) {
             replies.add(stub.get(req("cold-" + i)));
@@ -176,7 +176,7 @@ class GrpcWarmupTest {
         HedgedExecutor executor = hedging.executor(GET).orElseThrow();
         assertThat(executor.currentDelayNanos()).isEqualTo(warmupDelay.toNanos());
 
-        // the tracker publishes its estimate at its next refresh (1 s) after 100 samples
+        // the tracker publishes its estimate at its next refresh (1 s) after 125 samples
         long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
         int calls = 0;
         while (executor.currentDelayNanos() == warmupDelay.toNanos()) {

@@ -22,7 +22,7 @@ import java.util.function.UnaryOperator;
  * random keys, and we report the total time and the executions each node received, for: a healthy
  * cluster, no hedging, the driver's constant policy (10 ms, 3 executions) at a 1 ms and at the
  * default 100 ms timer tick, hedge's wrapped session, and hedge's policy mode without and with
- * latency-aware ordering. Every hedge setting is at its default (p95 delay, 5% budget).
+ * latency-aware ordering. Every hedge setting is at its default (p96 delay, 5% budget).
  *
  * <p>Usage: {@code SeedScenario [inserts=1000] [slowMs=250]}. Prints a Markdown table.
  */

@@ -32,7 +32,7 @@ import org.HdrHistogram.Histogram;
  *
  * <ol>
  *   <li>{@code none}: no speculative execution;
- *   <li>{@code hedge}: {@link HedgedCqlSession} with its defaults (p95 delay, 5% budget), untuned;
+ *   <li>{@code hedge}: {@link HedgedCqlSession} with its defaults (p96 delay, 5% budget), untuned;
  *   <li>{@code constant (hindsight)}: the driver's constant policy, 2 executions, 1 ms timer tick,
  *       with the delay chosen knowing the answer: the quantile of the {@code none} run's latency
  *       that gives hedge's measured extra load, then moved 1 ms at a time to the largest delay whose
@@ -42,7 +42,7 @@ import org.HdrHistogram.Histogram;
  * </ol>
  *
  * <p>Every run starts with 3 s unmeasured on its own session (hedge learns its delay; nothing is
- * hedged before its latency tracker's first refresh with 100 samples), then measures.
+ * hedged at its warm-up delay until its tracker has 125 samples), then measures.
  *
  * <p>Usage: {@code SideBySide [seconds=15] [lanes=8] [keys=1000] [alpha=1.2]}. Prints Markdown.
  */
@@ -314,7 +314,7 @@ public final class SideBySide {
             CqlSession session = wrap.apply(driver);
             boolean hedged = session instanceof HedgedCqlSession;
             // every session runs WARM_UP_SECONDS unmeasured first: hedge learns its delay (nothing
-            // is hedged before the tracker's first refresh with 100 samples), the driver warms up
+            // is hedged at the warm-up delay until the tracker has 125 samples), the driver warms up
             long start = System.nanoTime() + WARM_UP_SECONDS * 1_000_000_000L;
             long end = start + seconds * 1_000_000_000L;
             if (hedged) {

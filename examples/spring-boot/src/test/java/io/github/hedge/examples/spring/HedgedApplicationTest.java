@@ -161,7 +161,7 @@ class HedgedApplicationTest {
             assertThat(r.body()).isEqualTo("teapot: 9.99");
         }
         // the product reads went through the wrapped session to the simulated cluster; its delay is
-        // adaptive (the p95 once 100 samples exist), so six reads are not hedged
+        // adaptive (the p96 once 125 samples exist), so six reads are not hedged
         assertThat(CASSANDRA.productQueries() - queries).isEqualTo(6);
 
         JsonNode hedges = hedges();
