@@ -34,6 +34,13 @@ import org.slf4j.LoggerFactory;
 
 /** The drop-in policy against a simulated 3-node cluster with one node primed to be slow. */
 class HedgeSpeculativeExecutionPolicyTest {
+    /**
+     * Requests in the tests that need the driver's shuffle to put at least 3 primaries on the slow
+     * node (a third of them on average): at 45 the chance it puts 2 or fewer there is about 3e-6 (at
+     * 30 it was 7e-4).
+     */
+    private static final int REQUESTS = 45;
+
     private static SimulacronCluster sim;
 
     @BeforeAll
@@ -79,7 +86,7 @@ class HedgeSpeculativeExecutionPolicyTest {
         sim.slow(0, INSERT, 200);
         try (CqlSession session = sim.session(hedge(Duration.ofMillis(20), 2, 1.0))) {
             List<Double> hedgedLatencyMs = new ArrayList<>();
-            for (int k = 0; k < 30; k++) {
+            for (int k = 0; k < REQUESTS; k++) {
                 long start = System.nanoTime();
                 ResultSet rs = session.execute(insert(k).setIdempotent(true));
                 double ms = (System.nanoTime() - start) / 1e6;
@@ -95,10 +102,10 @@ class HedgeSpeculativeExecutionPolicyTest {
             // (+15 ms of slack for a loaded CI machine; the driver's default 100 ms tick would make it ~100)
             assertThat(median(hedgedLatencyMs)).isBetween(20.0, 20.0 + 15);
             SpeculativeExecutionStats stats = policy(session, "default").stats();
-            assertThat(Arrays.stream(sim.received(INSERT)).sum()).isEqualTo(30 + stats.sent());
+            assertThat(Arrays.stream(sim.received(INSERT)).sum()).isEqualTo(REQUESTS + stats.sent());
             // per request (its key), the nodes that received it, primary first
             Map<Integer, List<Integer>> receivers = sim.receiversByKey(INSERT);
-            assertThat(receivers).hasSize(30);
+            assertThat(receivers).hasSize(REQUESTS);
             List<List<Integer>> primaryOnSlowNode = receivers.values().stream()
                     .filter(nodes -> nodes.get(0) == 0)
                     .collect(Collectors.toList());
@@ -106,9 +113,9 @@ class HedgeSpeculativeExecutionPolicyTest {
             assertThat(primaryOnSlowNode)
                     .hasSizeGreaterThanOrEqualTo(3)
                     .allSatisfy(nodes -> assertThat(nodes).hasSize(2).element(1).isNotEqualTo(0));
-            // and the slow node received primaries only: no speculative execution went there
-            assertThat(receivers.values()).allSatisfy(nodes -> assertThat(nodes.subList(1, nodes.size()))
-                    .doesNotContain(0));
+            // (a fast primary that hiccups past 20 ms on a loaded machine gets a speculative execution
+            // to the next node of its plan, which may be the slow one: ordering is off here, so what
+            // the slow node receives besides primaries is not asserted)
         }
     }
 
@@ -168,8 +175,9 @@ class HedgeSpeculativeExecutionPolicyTest {
         try (CqlSession session = sim.session(hedgeDefaults(true))) {
             // no estimate yet (125 samples at the p96): the warm-up delay and the budget's 20 starting tokens.
             // A request that went first to node 0 is answered by a speculative execution elsewhere,
-            // so node 0 answers none of them
-            assertThat(answeredByNodeZero(session, 40)).isZero();
+            // so node 0 answers none of them. 20 requests: with one speculative execution at most per
+            // request, the 20 starting tokens cover every one (none denied, whatever the shuffle)
+            assertThat(answeredByNodeZero(session, 20)).isZero();
             SpeculativeExecutionStats stats = policy(session, "default").stats();
             assertThat(stats.sent()).isPositive();
             assertThat(stats.budgetDenied()).isZero();
@@ -181,7 +189,15 @@ class HedgeSpeculativeExecutionPolicyTest {
     void should_wait_on_the_slow_node_until_the_first_estimate_when_warm_up_is_off() {
         sim.slow(0, INSERT, 300);
         try (CqlSession session = sim.session(hedgeDefaults(false))) {
-            assertThat(answeredByNodeZero(session, 15)).isPositive();
+            // until the driver's shuffle puts a primary on node 0 (a third of the requests; 100 at most,
+            // fewer than the first estimate's 125 samples): node 0 answers it, 300 ms late, unhedged
+            int requests = 0;
+            int answeredByNodeZero = 0;
+            while (answeredByNodeZero == 0 && requests < 100) {
+                answeredByNodeZero += answeredByNodeZero(session, 1);
+                requests++;
+            }
+            assertThat(answeredByNodeZero).as("after %d requests", requests).isPositive();
             assertThat(policy(session, "default").stats().sent()).isZero();
         }
     }
@@ -239,7 +255,7 @@ class HedgeSpeculativeExecutionPolicyTest {
             assertThat(policy(session, "hot")).isNotSameAs(policy(session, "default"));
             List<Double> hot = new ArrayList<>();
             List<Double> plain = new ArrayList<>();
-            for (int k = 0; k < 30; k++) {
+            for (int k = 0; k < REQUESTS; k++) {
                 for (String profile : List.of("default", "hot")) {
                     long start = System.nanoTime();
                     ResultSet rs = session.execute(insert(k).setIdempotent(true).setExecutionProfileName(profile));

@@ -24,7 +24,6 @@ import io.github.hedge.core.HedgeConfig;
 import io.github.hedge.core.HedgedExecutor;
 import io.github.hedge.core.HedgedExecutorRegistry;
 import io.github.hedge.core.LatencyTracker;
-import io.github.hedge.core.event.AttemptRecord;
 import io.github.hedge.core.event.CallCompleted;
 import java.nio.ByteBuffer;
 import java.time.Duration;
@@ -48,6 +47,13 @@ import org.slf4j.LoggerFactory;
 
 /** The wrapped session against a simulated 3-node cluster with one node primed to be slow. */
 class HedgedCqlSessionTest {
+    /**
+     * Requests in the tests that need the driver's shuffle to put at least 3 primaries on the slow
+     * node (a third of them on average): at 45 the chance it puts 2 or fewer there is about 3e-6 (at
+     * 30 it was 7e-4).
+     */
+    private static final int REQUESTS = 45;
+
     private static SimulacronCluster sim;
     private static CqlSession driver;
     private static String slowTarget;
@@ -127,7 +133,7 @@ class HedgedCqlSessionTest {
         List<CallCompleted> calls = record(session);
 
         List<String> coordinatorsOfSlowPrimaries = new ArrayList<>();
-        for (int k = 0; k < 30; k++) {
+        for (int k = 0; k < REQUESTS; k++) {
             ResultSet rs = session.execute(insert(k).setIdempotent(true));
             CallCompleted call = calls.get(calls.size() - 1);
             if (call.attempts().get(0).target().equals(slowTarget)) {
@@ -138,23 +144,30 @@ class HedgedCqlSessionTest {
 
         List<CallCompleted> hedged =
                 calls.stream().filter(c -> c.attempts().size() > 1).collect(Collectors.toList());
+        // every call whose primary hit the slow node was hedged (a fast primary that hiccups past
+        // 20 ms on a loaded machine may be hedged too: those are held only to "another replica")
+        List<CallCompleted> slowPrimaries = calls.stream()
+                .filter(c -> c.attempts().get(0).target().equals(slowTarget))
+                .collect(Collectors.toList());
         // the load-balancing policy shuffles replicas: about a third of 30 primaries hit the slow node
-        assertThat(hedged).hasSizeGreaterThanOrEqualTo(3);
+        assertThat(slowPrimaries).hasSizeGreaterThanOrEqualTo(3);
         List<Long> offsets = new ArrayList<>();
-        for (CallCompleted c : hedged) {
-            AttemptRecord primary = c.attempts().get(0);
-            AttemptRecord hedge = c.attempts().get(1);
-            assertThat(primary.target()).isEqualTo(slowTarget);
-            assertThat(hedge.target()).isNotEqualTo(primary.target()); // another replica
+        for (CallCompleted c : slowPrimaries) {
+            assertThat(c.attempts()).hasSizeGreaterThan(1);
             assertThat(c.winningAttempt()).isEqualTo(2); // the fast replica answered
-            offsets.add(hedge.startOffsetNanos());
+            offsets.add(c.attempts().get(1).startOffsetNanos());
         }
-        assertThat(medianMs(offsets)).isBetween(20.0 - 2, 20.0 + 2);
+        for (CallCompleted c : hedged) {
+            assertThat(c.attempts().get(1).target())
+                    .isNotEqualTo(c.attempts().get(0).target()); // another replica
+        }
+        // never before the delay; the upper margin is the scheduler's wake-up on a loaded machine
+        assertThat(medianMs(offsets)).isBetween(20.0 - 2, 20.0 + 10);
         // the driver agrees: the answer came from a fast node
         assertThat(coordinatorsOfSlowPrimaries).isNotEmpty().noneMatch(c -> c.contains(slowTarget));
         // and the nodes received exactly one execution per primary plus one per hedge
         long[] received = sim.received(INSERT);
-        assertThat(Arrays.stream(received).sum()).isEqualTo(30 + hedged.size());
+        assertThat(Arrays.stream(received).sum()).isEqualTo(REQUESTS + hedged.size());
     }
 
     @Test
@@ -189,7 +202,7 @@ class HedgedCqlSessionTest {
         assertThat(learned).isPositive().isLessThan(TimeUnit.MILLISECONDS.toNanos(100));
         calls.clear();
         List<Long> delays = new ArrayList<>();
-        for (int k = 0; k < 30; k++) {
+        for (int k = 0; k < REQUESTS; k++) {
             delays.add(session.executor().currentDelayNanos()); // the delay this call will use
             session.execute(select(k));
         }
@@ -203,8 +216,9 @@ class HedgedCqlSessionTest {
             }
         }
         assertThat(lateness).hasSizeGreaterThanOrEqualTo(3);
-        // hedge's scheduler fires at the delay, within a couple of milliseconds (median)
-        assertThat(medianMs(lateness)).isBetween(-2.0, 3.0);
+        // hedge's scheduler fires at the delay: a couple of milliseconds late in the median on a quiet
+        // machine; the upper margin is its wake-up on a loaded one
+        assertThat(medianMs(lateness)).isBetween(-2.0, 10.0);
     }
 
     @Test

@@ -143,7 +143,11 @@ class GrpcHedgingTest {
                 .allMatch(e -> e.cancelled));
         assertThat(onSlow).noneMatch(e -> e.answered);
         HedgeStats stats = hedging.executor("hedge.test.Echo/Get").orElseThrow().stats();
-        assertThat(stats.hedgesWon()).isGreaterThanOrEqualTo(onSlow.size());
+        // every primary on the slow backend was won by a hedge (a hedge sent there after a fast primary
+        // hiccupped past 30 ms on a loaded machine is on the slow backend too, and loses)
+        assertThat(stats.hedgesWon())
+                .isGreaterThanOrEqualTo(
+                        onSlow.stream().filter(e -> e.attempt == 1).count());
     }
 
     @Test

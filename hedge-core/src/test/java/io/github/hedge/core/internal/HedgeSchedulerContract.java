@@ -233,7 +233,8 @@ abstract class HedgeSchedulerContract {
                 0);
         assertThat(ran.await(TIMEOUT_SECONDS, TimeUnit.SECONDS)).isTrue();
         AtomicBoolean discardedRan = new AtomicBoolean();
-        ScheduledTask discarded = scheduler.schedule(() -> discardedRan.set(true), TimeUnit.MILLISECONDS.toNanos(50));
+        // due long after close(): a test thread descheduled between the two lines cannot let it run first
+        ScheduledTask discarded = scheduler.schedule(() -> discardedRan.set(true), TimeUnit.SECONDS.toNanos(60));
 
         scheduler.close();
 

@@ -100,8 +100,11 @@ class CassandraExamplesTest {
                 assertThat(rs.one().getString("v")).isEqualTo("value");
                 speculative += rs.getExecutionInfo().getSpeculativeExecutionCount();
             }
-            // 5% of 100 requests, plus the one the budget lets through before it fills
-            assertThat(speculative).isLessThanOrEqualTo(6);
+            // the budget's bound: the warm-up's 20 starting tokens (the policy's default hedge.warm-up),
+            // 5% of 100 requests, plus the one the budget lets through before it fills. (The count
+            // itself rests on the machine: the slow node is left after a request or two, and a fast
+            // answer later than the 4 ms warm-up delay is speculated on too.)
+            assertThat(speculative).isLessThanOrEqualTo(20 + 5 + 1);
             assertThat(session.getContext()
                             .getConfig()
                             .getDefaultProfile()
