@@ -1,6 +1,7 @@
 package io.github.hedge.cassandra;
 
 import static io.github.hedge.cassandra.SimulacronCluster.INSERT;
+import static io.github.hedge.cassandra.SimulacronCluster.REQUESTS_FOR_3_SLOW_PRIMARIES;
 import static io.github.hedge.cassandra.SimulacronCluster.insert;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -34,13 +35,6 @@ import org.slf4j.LoggerFactory;
 
 /** The drop-in policy against a simulated 3-node cluster with one node primed to be slow. */
 class HedgeSpeculativeExecutionPolicyTest {
-    /**
-     * Requests in the tests that need the driver's shuffle to put at least 3 primaries on the slow
-     * node (a third of them on average): at 45 the chance it puts 2 or fewer there is about 3e-6 (at
-     * 30 it was 7e-4).
-     */
-    private static final int REQUESTS = 45;
-
     private static SimulacronCluster sim;
 
     @BeforeAll
@@ -86,7 +80,7 @@ class HedgeSpeculativeExecutionPolicyTest {
         sim.slow(0, INSERT, 200);
         try (CqlSession session = sim.session(hedge(Duration.ofMillis(20), 2, 1.0))) {
             List<Double> hedgedLatencyMs = new ArrayList<>();
-            for (int k = 0; k < REQUESTS; k++) {
+            for (int k = 0; k < REQUESTS_FOR_3_SLOW_PRIMARIES; k++) {
                 long start = System.nanoTime();
                 ResultSet rs = session.execute(insert(k).setIdempotent(true));
                 double ms = (System.nanoTime() - start) / 1e6;
@@ -102,10 +96,11 @@ class HedgeSpeculativeExecutionPolicyTest {
             // (+15 ms of slack for a loaded CI machine; the driver's default 100 ms tick would make it ~100)
             assertThat(median(hedgedLatencyMs)).isBetween(20.0, 20.0 + 15);
             SpeculativeExecutionStats stats = policy(session, "default").stats();
-            assertThat(Arrays.stream(sim.received(INSERT)).sum()).isEqualTo(REQUESTS + stats.sent());
+            assertThat(Arrays.stream(sim.received(INSERT)).sum())
+                    .isEqualTo(REQUESTS_FOR_3_SLOW_PRIMARIES + stats.sent());
             // per request (its key), the nodes that received it, primary first
             Map<Integer, List<Integer>> receivers = sim.receiversByKey(INSERT);
-            assertThat(receivers).hasSize(REQUESTS);
+            assertThat(receivers).hasSize(REQUESTS_FOR_3_SLOW_PRIMARIES);
             List<List<Integer>> primaryOnSlowNode = receivers.values().stream()
                     .filter(nodes -> nodes.get(0) == 0)
                     .collect(Collectors.toList());
@@ -255,7 +250,7 @@ class HedgeSpeculativeExecutionPolicyTest {
             assertThat(policy(session, "hot")).isNotSameAs(policy(session, "default"));
             List<Double> hot = new ArrayList<>();
             List<Double> plain = new ArrayList<>();
-            for (int k = 0; k < REQUESTS; k++) {
+            for (int k = 0; k < REQUESTS_FOR_3_SLOW_PRIMARIES; k++) {
                 for (String profile : List.of("default", "hot")) {
                     long start = System.nanoTime();
                     ResultSet rs = session.execute(insert(k).setIdempotent(true).setExecutionProfileName(profile));

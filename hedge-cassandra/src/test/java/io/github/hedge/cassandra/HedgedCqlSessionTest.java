@@ -2,6 +2,7 @@ package io.github.hedge.cassandra;
 
 import static io.github.hedge.cassandra.SimulacronCluster.INSERT;
 import static io.github.hedge.cassandra.SimulacronCluster.PAGED;
+import static io.github.hedge.cassandra.SimulacronCluster.REQUESTS_FOR_3_SLOW_PRIMARIES;
 import static io.github.hedge.cassandra.SimulacronCluster.SELECT;
 import static io.github.hedge.cassandra.SimulacronCluster.insert;
 import static io.github.hedge.cassandra.SimulacronCluster.paged;
@@ -47,13 +48,6 @@ import org.slf4j.LoggerFactory;
 
 /** The wrapped session against a simulated 3-node cluster with one node primed to be slow. */
 class HedgedCqlSessionTest {
-    /**
-     * Requests in the tests that need the driver's shuffle to put at least 3 primaries on the slow
-     * node (a third of them on average): at 45 the chance it puts 2 or fewer there is about 3e-6 (at
-     * 30 it was 7e-4).
-     */
-    private static final int REQUESTS = 45;
-
     private static SimulacronCluster sim;
     private static CqlSession driver;
     private static String slowTarget;
@@ -132,11 +126,13 @@ class HedgedCqlSessionTest {
                 LatencyAwareOptions.disabled());
         List<CallCompleted> calls = record(session);
 
+        List<CallCompleted> slowPrimaries = new ArrayList<>();
         List<String> coordinatorsOfSlowPrimaries = new ArrayList<>();
-        for (int k = 0; k < REQUESTS; k++) {
+        for (int k = 0; k < REQUESTS_FOR_3_SLOW_PRIMARIES; k++) {
             ResultSet rs = session.execute(insert(k).setIdempotent(true));
             CallCompleted call = calls.get(calls.size() - 1);
             if (call.attempts().get(0).target().equals(slowTarget)) {
+                slowPrimaries.add(call);
                 coordinatorsOfSlowPrimaries.add(
                         String.valueOf(rs.getExecutionInfo().getCoordinator().getEndPoint()));
             }
@@ -144,13 +140,10 @@ class HedgedCqlSessionTest {
 
         List<CallCompleted> hedged =
                 calls.stream().filter(c -> c.attempts().size() > 1).collect(Collectors.toList());
+        // the load-balancing policy shuffles replicas: about a third of the primaries hit the slow node
+        assertThat(slowPrimaries).hasSizeGreaterThanOrEqualTo(3);
         // every call whose primary hit the slow node was hedged (a fast primary that hiccups past
         // 20 ms on a loaded machine may be hedged too: those are held only to "another replica")
-        List<CallCompleted> slowPrimaries = calls.stream()
-                .filter(c -> c.attempts().get(0).target().equals(slowTarget))
-                .collect(Collectors.toList());
-        // the load-balancing policy shuffles replicas: about a third of 30 primaries hit the slow node
-        assertThat(slowPrimaries).hasSizeGreaterThanOrEqualTo(3);
         List<Long> offsets = new ArrayList<>();
         for (CallCompleted c : slowPrimaries) {
             assertThat(c.attempts()).hasSizeGreaterThan(1);
@@ -167,7 +160,7 @@ class HedgedCqlSessionTest {
         assertThat(coordinatorsOfSlowPrimaries).isNotEmpty().noneMatch(c -> c.contains(slowTarget));
         // and the nodes received exactly one execution per primary plus one per hedge
         long[] received = sim.received(INSERT);
-        assertThat(Arrays.stream(received).sum()).isEqualTo(REQUESTS + hedged.size());
+        assertThat(Arrays.stream(received).sum()).isEqualTo(REQUESTS_FOR_3_SLOW_PRIMARIES + hedged.size());
     }
 
     @Test
@@ -202,7 +195,7 @@ class HedgedCqlSessionTest {
         assertThat(learned).isPositive().isLessThan(TimeUnit.MILLISECONDS.toNanos(100));
         calls.clear();
         List<Long> delays = new ArrayList<>();
-        for (int k = 0; k < REQUESTS; k++) {
+        for (int k = 0; k < REQUESTS_FOR_3_SLOW_PRIMARIES; k++) {
             delays.add(session.executor().currentDelayNanos()); // the delay this call will use
             session.execute(select(k));
         }

@@ -57,6 +57,13 @@ final class SimulacronCluster implements AutoCloseable {
     /** Answered in two pages once {@link #primeTwoPages(long)} has primed it. */
     static final String PAGED = "SELECT v FROM ks.pages WHERE k = ?";
 
+    /**
+     * Requests a test sends when it needs the driver's shuffle to put at least 3 primaries on the slow
+     * node (a third of them on average): at 45 the chance it puts 2 or fewer there is about 3e-6 (at
+     * 30 it was 7e-4).
+     */
+    static final int REQUESTS_FOR_3_SLOW_PRIMARIES = 45;
+
     // Simulacron's default 100 ms timer tick would turn a primed 250 ms delay into ~290 ms
     private final HashedWheelTimer timer = new HashedWheelTimer(1, TimeUnit.MILLISECONDS);
     private final Server server;
