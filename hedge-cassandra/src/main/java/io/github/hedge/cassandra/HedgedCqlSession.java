@@ -212,7 +212,8 @@ public final class HedgedCqlSession implements CqlSession {
      * (125 samples at the p96: {@code max(minSamples, 5 / (1 - p))}; a warming tracker shows new
      * samples every 62.5 ms) the delay is 4 times the median
      * node's latency so far (at least 4 ms; the same test as a stall's), and the budget starts with
-     * 20 tokens ({@link HedgeBudget.Builder#initialTokens(double)}). A new session then
+     * 20 tokens ({@link HedgeBudget.Builder#initialTokens(double)}: an advance that the first
+     * primaries' deposits repay, so extra load stays within the budget's ratio). A new session then
      * hedges its first calls around a slow replica instead of waiting on it (hedge-benchmarks'
      * {@code SeedScenario}), with or without latency-aware ordering. With this method's
      * configuration there is no hedging before the first estimate.

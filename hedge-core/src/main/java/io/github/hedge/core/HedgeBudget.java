@@ -39,9 +39,11 @@ import java.util.concurrent.atomic.LongAdder;
  * long run, hedges never exceed {@code ratio * primaries + cap}, at any rate: 5% holds at 1 call
  * per minute too (one hedge per 20 primaries, whenever a call wants one), and there is no hidden
  * floor (the default {@code minPerSecond} is 0, and then no token exists that a primary did not
- * deposit, unless the budget is built with {@link Builder#initialTokens(double) initial tokens},
- * which count as saved tokens at the start: {@code cap(start)} includes them). A ratio of 1 allows one hedge per primary call (still a cap; {@link #unlimited()} is the
- * budget that never denies).
+ * deposit). {@link Builder#initialTokens(double) Initial tokens} do not change that: they are an
+ * advance on the deposits of the first primaries, which repay it before they fill the bucket, so
+ * after {@code P} primaries hedges never exceed {@code max(initialTokens, ratio * P)}. A ratio of 1
+ * allows one hedge per primary call (still a cap; {@link #unlimited()} is the budget that never
+ * denies).
  *
  * <p><b>Why a burst.</b> On a stationary load with the delay at the {@code (1 - ratio)}
  * percentile, demand equals supply on average; the burst absorbs the random fluctuations of demand,
@@ -104,6 +106,9 @@ public final class HedgeBudget {
     private final LongAdder primariesTotal = new LongAdder();
     // guarded by grantLock; volatile for the lock-free pre-check and snapshot
     private volatile long balanceScaled;
+    /** What is left of the initial tokens' advance, scaled: deposits repay it before they count. */
+    private volatile long debtScaled;
+
     private volatile long accountedPrimaries;
     /** The cap at the latest accrual, scaled; for {@link #availableTokens()}. */
     private volatile long lastCapScaled;
@@ -135,8 +140,11 @@ public final class HedgeBudget {
         Bucket first = new Bucket(0, origin, origin + bucketNanos);
         ring.set(0, first);
         this.current = first;
-        // a floor can be used at once, as the window it stands for; so can the initial tokens
-        this.balanceScaled = satAdd(floorScaled, Math.round(b.initialTokens * SCALE));
+        // a floor can be used at once, as the window it stands for; so can the initial tokens,
+        // which the first deposits repay
+        long advance = Math.round(b.initialTokens * SCALE);
+        this.balanceScaled = satAdd(floorScaled, advance);
+        this.debtScaled = advance;
         this.lastAccrualNanos = origin;
         this.lastCapScaled = Math.max(minBurstScaled, SCALE) + floorScaled;
     }
@@ -234,7 +242,14 @@ public final class HedgeBudget {
         long primaries = primariesTotal.sum();
         long fresh = primaries - accountedPrimaries;
         accountedPrimaries = primaries;
-        long balance = satAdd(balanceScaled, satMul(ratioScaled, fresh));
+        long deposit = satMul(ratioScaled, fresh);
+        long debt = debtScaled;
+        if (debt > 0 && deposit > 0) {
+            long repay = Math.min(debt, deposit);
+            debtScaled = debt - repay;
+            deposit -= repay;
+        }
+        long balance = satAdd(balanceScaled, deposit);
         long elapsed = now - lastAccrualNanos;
         if (elapsed > 0) {
             lastAccrualNanos = now;
@@ -268,8 +283,7 @@ public final class HedgeBudget {
         if (unlimited) {
             return Double.POSITIVE_INFINITY;
         }
-        long pending = satMul(ratioScaled, primariesTotal.sum() - accountedPrimaries);
-        long b = Math.min(satAdd(balanceScaled, pending), lastCapScaled);
+        long b = Math.min(satAdd(balanceScaled, pendingDeposits()), lastCapScaled);
         return Math.max(0, b) / (double) SCALE;
     }
 
@@ -284,9 +298,14 @@ public final class HedgeBudget {
             return 1.0;
         }
         long cap = lastCapScaled;
-        long pending = satMul(ratioScaled, primariesTotal.sum() - accountedPrimaries);
-        long b = Math.min(satAdd(balanceScaled, pending), cap);
+        long b = Math.min(satAdd(balanceScaled, pendingDeposits()), cap);
         return Math.max(0, b) / (double) cap;
+    }
+
+    /** Deposits not yet accounted, less what they will repay of the advance; lock-free, weakly consistent. */
+    private long pendingDeposits() {
+        long pending = satMul(ratioScaled, primariesTotal.sum() - accountedPrimaries);
+        return Math.max(0, pending - debtScaled);
     }
 
     /** @return the time source of the window */
@@ -322,7 +341,10 @@ public final class HedgeBudget {
         return minBurst;
     }
 
-    /** @return the tokens the bucket held when it was built (0 = none) */
+    /**
+     * @return the tokens the bucket held when it was built (0 = none), an advance the first
+     *     {@code initialTokens / ratio} primaries' deposits repay
+     */
     public double initialTokens() {
         return initialTokens;
     }
@@ -553,11 +575,15 @@ public final class HedgeBudget {
 
         /**
          * @param initialTokens the tokens in the bucket when it is built, in [0, {@link
-         *     #minBurst(double) minBurst}] (default 0: every token comes from a primary): a new
-         *     client can then hedge its first calls, before its primaries have deposited a whole
-         *     token (at 5% that takes 20 calls), which is when it knows least about its backends.
-         *     They count against the cap like saved tokens, so the bound on extra load stays the one
-         *     of a bucket that starts full: at most {@code initialTokens} more attempts, once
+         *     #minBurst(double) minBurst}] (default 0): a new client can then hedge its first
+         *     calls, before its primaries have deposited a whole token (at 5% that takes 20 calls),
+         *     which is when it knows least about its backends. They are an advance, not a gift: the
+         *     first {@code initialTokens} tokens the primaries deposit repay it before they fill
+         *     the bucket, so after {@code P} primaries hedges never exceed {@code
+         *     max(initialTokens, ratio * P)}, and extra load in the long run is the ratio's, as
+         *     for a budget built without them. A client that spends the advance in its first calls
+         *     hedges again once {@code initialTokens / ratio} primaries have repaid it (400 for 20
+         *     tokens at 5%); an unspent advance is repaid all the same
          * @return this builder
          */
         public Builder initialTokens(double initialTokens) {

@@ -276,7 +276,7 @@ class HedgeBudgetTest {
     }
 
     @Test
-    void should_grant_its_initial_tokens_at_once_and_then_hold_the_ratio_when_built_with_initial_tokens() {
+    void should_grant_initial_tokens_at_once_and_repay_them_from_the_first_deposits_when_built_with_them() {
         HedgeBudget budget = virtual().ratio(0.05).initialTokens(3).build();
 
         assertThat(budget.initialTokens()).isEqualTo(3);
@@ -286,7 +286,13 @@ class HedgeBudgetTest {
             granted++;
         }
         assertThat(granted).isEqualTo(3);
-        // then only what primaries deposit: 40 calls that all want a hedge get 2
+        // the first 60 primaries deposit 3 tokens, which repay the advance: 60 calls that all want a
+        // hedge get none, and the next 40 get the 2 their deposits pay for
+        for (int i = 0; i < 60; i++) {
+            budget.recordPrimary();
+            assertThat(budget.tryAcquire()).as("call %d", i + 1).isFalse();
+        }
+        assertThat(budget.availableTokens()).isZero();
         for (int i = 0; i < 40; i++) {
             budget.recordPrimary();
             if (budget.tryAcquire()) {
@@ -294,6 +300,54 @@ class HedgeBudgetTest {
             }
         }
         assertThat(granted).isEqualTo(3 + 2);
+    }
+
+    @Test
+    void should_hold_the_bucket_of_a_budget_built_without_them_when_the_initial_tokens_are_never_spent() {
+        HedgeBudget advanced = virtual().ratio(0.05).initialTokens(20).build();
+        HedgeBudget plain = virtual().ratio(0.05).build();
+
+        for (int i = 0; i < 1_000; i++) {
+            advanced.recordPrimary();
+            plain.recordPrimary();
+            time.advance(Duration.ofMillis(1));
+            if (i < 400) {
+                // before the advance is repaid it is all there is, not more
+                assertThat(advanced.availableTokens()).isEqualTo(20.0);
+            } else {
+                assertThat(advanced.availableTokens()).isEqualTo(plain.availableTokens());
+            }
+        }
+        assertThat(advanced.snapshot().remaining()).isEqualTo(plain.snapshot().remaining());
+    }
+
+    @ParameterizedTest(name = "{0} initial tokens, ratio {1}, a hedge wanted on {2} of calls")
+    @CsvSource({"20, 0.05, 1.0", "20, 0.05, 0.06", "20, 0.05, 0.02", "75, 0.01, 0.5", "1, 0.5, 1.0", "7.5, 0.1, 0.3"})
+    void should_never_grant_more_than_the_advance_or_the_ratio_of_the_primaries_so_far_when_built_with_initial_tokens(
+            double initialTokens, double ratio, double want) {
+        SplittableRandom random = new SplittableRandom(42);
+        HedgeBudget budget = virtual().ratio(ratio).initialTokens(initialTokens).build();
+        long primaries = 0;
+        long granted = 0;
+        for (int i = 0; i < 20_000; i++) {
+            budget.recordPrimary();
+            primaries++;
+            // the wanting calls bunch up: sometimes several hedges per call, sometimes none for long
+            int tries = random.nextDouble() < want ? 1 + random.nextInt(3) : 0;
+            for (int t = 0; t < tries; t++) {
+                if (budget.tryAcquire()) {
+                    granted++;
+                }
+            }
+            assertThat((double) granted)
+                    .as("after %d primaries", primaries)
+                    .isLessThanOrEqualTo(Math.max(initialTokens, ratio * primaries) + 1e-9);
+            time.advance(Duration.ofMillis(random.nextInt(5)));
+        }
+        if (want >= ratio * 1.2) {
+            // demand above supply: the whole ratio is spent in the long run, less what the cap lost
+            assertThat((double) granted).isGreaterThan(ratio * primaries * 0.95);
+        }
     }
 
     @Test

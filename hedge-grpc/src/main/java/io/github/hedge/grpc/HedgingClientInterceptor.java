@@ -61,7 +61,8 @@ import java.util.concurrent.ConcurrentHashMap;
  * backend, the lower median of its last successful attempts; then the lower median over the
  * backends, so a slow one cannot lift it), never below {@link Builder#warmupMinDelay(Duration)
  * 4 ms}; and the channel's budget starts with {@value #WARMUP_INITIAL_TOKENS} tokens ({@link
- * HedgeBudget.Builder#initialTokens(double)}). A new channel thus hedges its first calls around a
+ * HedgeBudget.Builder#initialTokens(double)}: an advance that the first primaries' deposits repay,
+ * so extra load stays within the budget's ratio). A new channel thus hedges its first calls around a
  * slow backend instead of waiting on it. This applies to methods whose delay is the default one,
  * {@code DEFAULT_CONFIG.delayPolicy()} (also when kept by {@code HedgeConfig.from(DEFAULT_CONFIG)}); a
  * delay of your own, in {@link Builder#defaults(HedgeConfig)} or a {@link MethodPolicy}, is used

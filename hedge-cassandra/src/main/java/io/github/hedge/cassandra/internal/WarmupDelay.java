@@ -11,8 +11,9 @@ import io.github.hedge.core.DelayPolicy;
  */
 public final class WarmupDelay implements DelayPolicy {
     /**
-     * Tokens a warming-up budget starts with: a new session hedges at most 20 calls before its
-     * primaries have paid for them (fewer than the budget's default burst, which it may save later).
+     * Tokens a warming-up budget starts with: a new session may hedge 20 calls before its primaries
+     * have paid for them (fewer than the budget's default burst, which it may save later); the
+     * first primaries' deposits repay them ({@link io.github.hedge.core.HedgeBudget.Builder#initialTokens(double)}).
      */
     public static final double INITIAL_TOKENS = 20;
 
