@@ -8,6 +8,7 @@ import static io.github.hedge.cassandra.SimulacronCluster.insert;
 import static io.github.hedge.cassandra.SimulacronCluster.paged;
 import static io.github.hedge.cassandra.SimulacronCluster.select;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import ch.qos.logback.classic.Level;
 import ch.qos.logback.classic.spi.ILoggingEvent;
@@ -101,12 +102,12 @@ class HedgedCqlSessionTest {
     }
 
     /** Waits (at most 10 s) until every attempt the session's executor started has ended. */
-    private static void awaitNoPendingAttempts(HedgedCqlSession session) throws InterruptedException {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-        while (session.executor().stats().pendingAttempts() > 0 && System.nanoTime() < deadline) {
-            Thread.sleep(20);
-        }
-        assertThat(session.executor().stats().pendingAttempts()).isZero();
+    private static void awaitNoPendingAttempts(HedgedCqlSession session) {
+        await().atMost(Duration.ofSeconds(10))
+                .pollInterval(Duration.ofMillis(20))
+                .untilAsserted(() -> assertThat(session.executor().stats().pendingAttempts())
+                        .as("pending attempts")
+                        .isZero());
     }
 
     private static double medianMs(List<Long> nanos) {

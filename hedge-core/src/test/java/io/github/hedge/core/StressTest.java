@@ -1,6 +1,7 @@
 package io.github.hedge.core;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import io.github.hedge.core.spi.HedgeScheduler;
 import io.github.hedge.core.spi.Schedulers;
@@ -120,11 +121,11 @@ class StressTest {
         assertThat(stats.pendingAttempts()).isZero();
         assertThat(stats.pendingTimers()).isZero();
         // the timer queue's one armed task, if any, expires on its own within the 20 us delay
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-        while (scheduler.pendingTasks() > 0 && System.nanoTime() < deadline) {
-            Thread.sleep(1);
-        }
-        assertThat(scheduler.pendingTasks()).isZero();
+        await().atMost(Duration.ofSeconds(30))
+                .pollInterval(Duration.ofMillis(1))
+                .untilAsserted(() -> assertThat(scheduler.pendingTasks())
+                        .as("pending timer tasks")
+                        .isZero());
         assertThat(stats.hedgesSent()).isPositive();
         assertThat(neverAnswered.get()).isPositive();
         ((AutoCloseable) scheduler).close();

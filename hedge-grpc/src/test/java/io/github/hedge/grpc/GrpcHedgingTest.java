@@ -2,6 +2,7 @@ package io.github.hedge.grpc;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
 
 import ch.qos.logback.classic.Level;
 import ch.qos.logback.classic.Logger;
@@ -38,7 +39,6 @@ import java.util.concurrent.CancellationException;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
-import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
@@ -107,15 +107,8 @@ class GrpcHedgingTest {
         return EchoRequest.newBuilder().setText(text).build();
     }
 
-    static void await(String what, BooleanSupplier condition) throws InterruptedException {
-        long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
-        while (!condition.getAsBoolean()) {
-            if (System.nanoTime() > end) {
-                throw new AssertionError("timed out waiting for: " + what + "; executions: " + backends.executions);
-            }
-            Thread.sleep(10);
-        }
-    }
+    /** How long a test waits for the servers to see what the client did (cancellations, arrivals). */
+    static final Duration SERVER_WAIT = Duration.ofSeconds(20);
 
     // ------------------------------------------------------------------------------------------
 
@@ -139,7 +132,8 @@ class GrpcHedgingTest {
         assertThat(onSlow)
                 .as("round robin sends some primaries to the slow backend")
                 .isNotEmpty();
-        await("the slow backend sees every one of its attempts cancelled (RST_STREAM)", () -> onSlow.stream()
+        await().atMost(SERVER_WAIT).untilAsserted(() -> assertThat(onSlow)
+                .as("the slow backend sees every one of its attempts cancelled (RST_STREAM)")
                 .allMatch(e -> e.cancelled));
         assertThat(onSlow).noneMatch(e -> e.answered);
         HedgeStats stats = hedging.executor("hedge.test.Echo/Get").orElseThrow().stats();
@@ -292,7 +286,9 @@ class GrpcHedgingTest {
                         e -> assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.DEADLINE_EXCEEDED));
         List<Execution> ex = backends.executions("deadline");
         assertThat(ex).hasSize(2);
-        await("both attempts cancelled on the servers", () -> ex.stream().allMatch(e -> e.cancelled));
+        await().atMost(SERVER_WAIT).untilAsserted(() -> assertThat(ex)
+                .as("both attempts cancelled on the servers")
+                .allMatch(e -> e.cancelled));
     }
 
     @Test
@@ -302,12 +298,13 @@ class GrpcHedgingTest {
         EchoGrpc.EchoFutureStub stub = EchoGrpc.newFutureStub(channel(hedging, true));
 
         ListenableFuture<EchoReply> f = stub.get(req("cancel"));
-        await(
-                "primary and hedge reached the servers",
-                () -> backends.executions("cancel").size() == 2);
+        await().atMost(SERVER_WAIT).untilAsserted(() -> assertThat(backends.executions("cancel"))
+                .as("primary and hedge reached the servers")
+                .hasSize(2));
         f.cancel(true);
         assertThatThrownBy(f::get).isInstanceOf(CancellationException.class);
-        await("both attempts cancelled on the servers", () -> backends.executions("cancel").stream()
+        await().atMost(SERVER_WAIT).untilAsserted(() -> assertThat(backends.executions("cancel"))
+                .as("both attempts cancelled on the servers")
                 .allMatch(e -> e.cancelled));
         Thread.sleep(100);
         assertThat(backends.executions("cancel")).hasSize(2);

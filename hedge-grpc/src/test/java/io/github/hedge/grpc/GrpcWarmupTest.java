@@ -2,6 +2,7 @@ package io.github.hedge.grpc;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
 
 import io.github.hedge.core.DelayContext;
 import io.github.hedge.core.DelayPolicy;
@@ -141,9 +142,10 @@ class GrpcWarmupTest {
         assertThat(stats.hedgesWon()).isGreaterThanOrEqualTo(slowPrimaries.size());
         assertThat(stats.budgetDenied()).isZero();
         assertThat(hedging.budget().initialTokens()).isEqualTo(HedgingClientInterceptor.WARMUP_INITIAL_TOKENS);
-        GrpcHedgingTest.await(
-                "the slow backend sees every attempt cancelled",
-                () -> backends.executions.stream().filter(e -> e.backend == 0).allMatch(e -> e.cancelled));
+        await().atMost(GrpcHedgingTest.SERVER_WAIT).untilAsserted(() -> assertThat(backends.executions)
+                .as("the slow backend sees every attempt cancelled")
+                .filteredOn(e -> e.backend == 0)
+                .allMatch(e -> e.cancelled));
         assertThat(backends.executions).filteredOn(e -> e.backend == 0).noneMatch(e -> e.answered);
     }
 

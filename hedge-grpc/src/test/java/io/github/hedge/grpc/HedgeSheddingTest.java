@@ -1,6 +1,7 @@
 package io.github.hedge.grpc;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import io.github.hedge.core.DelayPolicy;
 import io.github.hedge.core.HedgeBudget;
@@ -85,7 +86,10 @@ class HedgeSheddingTest {
                             .isEqualTo(2);
                     // the server learns that a call completed a moment after the client has its
                     // answer: the next call's hedge finds the slot free once it has
-                    awaitNoHedgeInFlight(shedding);
+                    await().atMost(GrpcHedgingTest.SERVER_WAIT)
+                            .untilAsserted(() -> assertThat(shedding.hedgesInFlight())
+                                    .as("hedges in flight on the server")
+                                    .isZero());
                 }
                 assertThat(shedding.shedCount()).isZero();
                 assertThat(shedding.admittedCount()).isEqualTo(3);
@@ -93,13 +97,5 @@ class HedgeSheddingTest {
                 ch.shutdownNow().awaitTermination(5, TimeUnit.SECONDS);
             }
         }
-    }
-
-    private static void awaitNoHedgeInFlight(HedgeSheddingServerInterceptor shedding) throws InterruptedException {
-        long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-        while (shedding.hedgesInFlight() != 0 && System.nanoTime() < end) {
-            Thread.sleep(10);
-        }
-        assertThat(shedding.hedgesInFlight()).isZero();
     }
 }

@@ -2,6 +2,7 @@ package io.github.hedge.core.internal;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
 
 import io.github.hedge.core.spi.ClosableHedgeScheduler;
 import java.time.Duration;
@@ -51,11 +52,9 @@ class HashedWheelSchedulerTest extends HedgeSchedulerContract {
         assertThat(first.await(TIMEOUT_SECONDS, TimeUnit.SECONDS)).isTrue();
 
         // parked without deadline (WAITING), not ticking (TIMED_WAITING) or spinning (RUNNABLE)
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(TIMEOUT_SECONDS);
-        while (thread.get().getState() != Thread.State.WAITING && System.nanoTime() < deadline) {
-            Thread.sleep(5);
-        }
-        assertThat(thread.get().getState()).isEqualTo(Thread.State.WAITING);
+        await().atMost(Duration.ofSeconds(TIMEOUT_SECONDS))
+                .pollInterval(Duration.ofMillis(5))
+                .untilAsserted(() -> assertThat(thread.get().getState()).isEqualTo(Thread.State.WAITING));
 
         CountDownLatch second = new CountDownLatch(1);
         long delay = TimeUnit.MILLISECONDS.toNanos(3);

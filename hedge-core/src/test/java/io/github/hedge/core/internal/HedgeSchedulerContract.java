@@ -2,10 +2,12 @@ package io.github.hedge.core.internal;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
 
 import io.github.hedge.core.spi.ClosableHedgeScheduler;
 import io.github.hedge.core.spi.ScheduledTask;
 import java.lang.ref.WeakReference;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
@@ -161,12 +163,14 @@ abstract class HedgeSchedulerContract {
     void should_not_retain_a_task_when_it_is_cancelled() throws Exception {
         WeakReference<Runnable> ref = scheduleAndCancelUnreachableTask();
 
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(TIMEOUT_SECONDS);
-        while (ref.get() != null && System.nanoTime() < deadline) {
-            System.gc();
-            Thread.sleep(20);
-        }
-        assertThat(ref.get()).isNull();
+        await().atMost(Duration.ofSeconds(TIMEOUT_SECONDS))
+                .pollInterval(Duration.ofMillis(20))
+                .untilAsserted(() -> {
+                    System.gc();
+                    assertThat(ref.get())
+                            .as("the cancelled task, once collected")
+                            .isNull();
+                });
     }
 
     private WeakReference<Runnable> scheduleAndCancelUnreachableTask() {
@@ -271,11 +275,10 @@ abstract class HedgeSchedulerContract {
                 .hasMessage("task must not be null");
     }
 
-    void awaitPending(long expected) throws InterruptedException {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(TIMEOUT_SECONDS);
-        while (scheduler.pendingTasks() != expected && System.nanoTime() < deadline) {
-            Thread.sleep(1);
-        }
-        assertThat(scheduler.pendingTasks()).isEqualTo(expected);
+    void awaitPending(long expected) {
+        await().atMost(Duration.ofSeconds(TIMEOUT_SECONDS))
+                .pollInterval(Duration.ofMillis(1))
+                .untilAsserted(() ->
+                        assertThat(scheduler.pendingTasks()).as("pending tasks").isEqualTo(expected));
     }
 }

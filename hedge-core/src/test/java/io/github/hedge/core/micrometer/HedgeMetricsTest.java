@@ -3,6 +3,7 @@ package io.github.hedge.core.micrometer;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.within;
+import static org.awaitility.Awaitility.await;
 
 import io.github.hedge.core.DelayPolicy;
 import io.github.hedge.core.event.AttemptRecord;
@@ -24,6 +25,7 @@ import io.micrometer.core.instrument.config.MeterFilter;
 import io.micrometer.core.instrument.distribution.DistributionStatisticConfig;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.lang.ref.WeakReference;
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -524,12 +526,12 @@ class HedgeMetricsTest {
         WeakReference<FakeExecutorState> ref = new WeakReference<>(state);
         state = null;
 
-        for (int i = 0; i < 50 && ref.get() != null; i++) {
-            System.gc();
-            Thread.sleep(10);
-        }
-
-        assertThat(ref.get()).as("gauge state collected").isNull();
+        await().atMost(Duration.ofSeconds(10))
+                .pollInterval(Duration.ofMillis(10))
+                .untilAsserted(() -> {
+                    System.gc();
+                    assertThat(ref.get()).as("gauge state collected").isNull();
+                });
         assertThat(registry.find("hedge.calls.in.flight").gauge().value()).isNaN();
     }
 

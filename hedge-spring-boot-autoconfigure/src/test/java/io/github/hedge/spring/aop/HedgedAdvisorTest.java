@@ -19,6 +19,7 @@ import io.github.hedge.spring.boot.autoconfigure.HedgeAutoConfiguration;
 import io.github.hedge.spring.boot.autoconfigure.HedgeConfigCustomizer;
 import io.github.hedge.spring.boot.autoconfigure.HedgeInstances;
 import java.io.IOException;
+import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -28,6 +29,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.BooleanSupplier;
 import org.assertj.core.api.ThrowingConsumer;
+import org.awaitility.Awaitility;
 import org.junit.jupiter.api.Test;
 import org.reactivestreams.Publisher;
 import org.reactivestreams.Subscriber;
@@ -351,14 +353,12 @@ public class HedgedAdvisorTest {
         });
     }
 
-    static void await(BooleanSupplier condition) throws InterruptedException {
-        long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(WAIT_SECONDS);
-        while (!condition.getAsBoolean()) {
-            if (System.nanoTime() > end) {
-                throw new AssertionError("condition not met within " + WAIT_SECONDS + " s");
-            }
-            Thread.sleep(5);
-        }
+    /** Waits at most {@link #WAIT_SECONDS} for {@code condition}, polling every 5 ms. */
+    static void await(BooleanSupplier condition) {
+        Awaitility.await()
+                .atMost(Duration.ofSeconds(WAIT_SECONDS))
+                .pollInterval(Duration.ofMillis(5))
+                .until(condition::getAsBoolean);
     }
 
     @Configuration(proxyBeanMethods = false)
