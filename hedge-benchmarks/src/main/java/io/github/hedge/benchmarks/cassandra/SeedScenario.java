@@ -8,6 +8,8 @@ import io.github.hedge.cassandra.HedgeLoadBalancingPolicy;
 import io.github.hedge.cassandra.HedgeSpeculativeExecutionPolicy;
 import io.github.hedge.cassandra.HedgedCqlSession;
 import io.github.hedge.cassandra.LatencyAwareOptions;
+import io.github.hedge.core.DelayPolicy;
+import io.github.hedge.core.HedgeStats;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -24,7 +26,10 @@ import java.util.function.UnaryOperator;
  * default 100 ms timer tick, hedge's wrapped session, and hedge's policy mode without and with
  * latency-aware ordering. Every hedge setting is at its default (p96 delay, 5% budget).
  *
- * <p>Usage: {@code SeedScenario [inserts=1000] [slowMs=250]}. Prints a Markdown table.
+ * <p>Usage: {@code SeedScenario [inserts=1000] [slowMs=250]}. Prints Markdown tables: per mode, the
+ * time and the executions each node received; and for hedge's wrapped session, per run, what its
+ * executor did (hedges sent, won and denied, its delay at the end) beside the inserts' own latency
+ * percentiles, so that a run that hedged more than usual shows whether its inserts were slower.
  */
 public final class SeedScenario {
     private SeedScenario() {}
@@ -34,6 +39,9 @@ public final class SeedScenario {
             boolean slow,
             UnaryOperator<ProgrammaticDriverConfigLoaderBuilder> config,
             Function<CqlSession, CqlSession> wrap) {}
+
+    /** One run: its total time and each insert's latency as the caller saw it, in nanoseconds. */
+    private record Run(double totalMs, long[] latencies) {}
 
     /**
      * @param args inserts, slow node's extra delay in ms
@@ -75,6 +83,7 @@ public final class SeedScenario {
                         s -> s));
 
         List<String> rows = new ArrayList<>();
+        List<String> executorRows = new ArrayList<>();
         try (SimulatedCluster cluster = new SimulatedCluster(3)) {
             // unreported healthy runs first, through the driver, a wrapped session and the policy
             // mode, so that no mode pays for the JIT warming up (cold = a new session, not a new JVM)
@@ -95,15 +104,23 @@ public final class SeedScenario {
                     Random random = new Random(42);
                     // cold: a new session, nothing learned yet
                     cluster.clearLogs();
-                    double coldMs = run(session, inserts, random);
+                    HedgeStats before = stats(session);
+                    Run coldRun = run(session, inserts, random);
+                    double coldMs = coldRun.totalMs();
                     long[] cold = cluster.received(SimulatedCluster.INSERT);
+                    HedgeStats afterCold = stats(session);
+                    executorRow(executorRows, mode.name, "cold", session, before, afterCold, coldRun);
                     if (!mode.slow) {
                         healthyMs = coldMs;
                     }
                     // warm: the same session, another run of the same size
                     cluster.clearLogs();
-                    double warmMs = mode.name.equals("no hedging") ? Double.NaN : run(session, inserts, random);
+                    Run warmRun = mode.name.equals("no hedging") ? null : run(session, inserts, random);
+                    double warmMs = warmRun == null ? Double.NaN : warmRun.totalMs();
                     long[] warm = cluster.received(SimulatedCluster.INSERT);
+                    if (warmRun != null) {
+                        executorRow(executorRows, mode.name, "warm", session, afterCold, stats(session), warmRun);
+                    }
                     if (!mode.slow) {
                         healthyWarmMs = warmMs;
                     }
@@ -134,8 +151,18 @@ public final class SeedScenario {
                     run(session, inserts, random); // healthy: hedge learns its delay
                     cluster.delays(SimulatedCluster.INSERT, slowMs, 0, 0);
                     cluster.clearLogs();
-                    double ms = run(session, inserts, random);
+                    HedgeStats before = stats(session);
+                    Run turned = run(session, inserts, random);
+                    double ms = turned.totalMs();
                     long[] received = cluster.received(SimulatedCluster.INSERT);
+                    executorRow(
+                            executorRows,
+                            "wrapped session, losers " + losers,
+                            "after the turn",
+                            session,
+                            before,
+                            stats(session),
+                            turned);
                     turns.add(String.format(
                             "| %s | %.0f | %s | %.3f |", losers, ms, nodes(received), extra(received, inserts)));
                     System.err.println(turns.get(turns.size() - 1));
@@ -156,14 +183,58 @@ public final class SeedScenario {
         System.out.println("| losers | total ms | executions (slow / 2 / 3) | extra per request |");
         System.out.println("|---|---|---|---|");
         turns.forEach(System.out::println);
+        System.out.printf(
+                "%nhedge wrapped sessions, per run: what the executor did, and the inserts' latency as the caller"
+                        + " saw it (µs)%n%n");
+        System.out.println(
+                "| mode | run | hedges sent | won | denied | delay at the end | latency p50 | p96 | p99 |" + " max |");
+        System.out.println("|---|---|---|---|---|---|---|---|---|---|");
+        executorRows.forEach(System.out::println);
     }
 
-    private static double run(CqlSession session, int inserts, Random random) {
+    private static Run run(CqlSession session, int inserts, Random random) {
+        long[] latencies = new long[inserts];
         long start = System.nanoTime();
         for (int i = 0; i < inserts; i++) {
+            long t = System.nanoTime();
             session.execute(SimulatedCluster.insert(random.nextInt(), random.nextInt(10000)));
+            latencies[i] = System.nanoTime() - t;
         }
-        return (System.nanoTime() - start) / 1e6;
+        return new Run((System.nanoTime() - start) / 1e6, latencies);
+    }
+
+    /** The wrapped session's executor statistics, or null for a plain driver session. */
+    private static HedgeStats stats(CqlSession session) {
+        return session instanceof HedgedCqlSession hedged ? hedged.executor().stats() : null;
+    }
+
+    private static void executorRow(
+            List<String> rows, String mode, String phase, CqlSession session, HedgeStats from, HedgeStats to, Run run) {
+        if (from == null || to == null) {
+            return;
+        }
+        long[] sorted = run.latencies().clone();
+        Arrays.sort(sorted);
+        long delay = ((HedgedCqlSession) session).executor().currentDelayNanos();
+        rows.add(String.format(
+                "| %s | %s | %d | %d | %d | %s | %.0f | %.0f | %.0f | %.0f |",
+                mode,
+                phase,
+                to.hedgesSent() - from.hedgesSent(),
+                to.hedgesWon() - from.hedgesWon(),
+                to.budgetDenied() - from.budgetDenied(),
+                delay == DelayPolicy.NO_HEDGE ? "none" : String.format("%.0f", delay / 1e3),
+                quantile(sorted, 0.50) / 1e3,
+                quantile(sorted, 0.96) / 1e3,
+                quantile(sorted, 0.99) / 1e3,
+                sorted[sorted.length - 1] / 1e3));
+        System.err.println(rows.get(rows.size() - 1));
+    }
+
+    /** The lower {@code q} quantile of sorted values (nearest rank). */
+    private static long quantile(long[] sorted, double q) {
+        int rank = (int) Math.ceil(q * sorted.length);
+        return sorted[Math.max(0, Math.min(sorted.length - 1, rank - 1))];
     }
 
     private static String nodes(long[] received) {
