@@ -215,10 +215,10 @@ public final class HedgeBudget {
             totalGranted.increment();
             return true;
         }
-        // Lock-free pre-check: the balance plus every deposit not yet accounted, ignoring the cap
-        // and the floor's accrual; denying on it is always safe when there is no floor.
-        if (floorScaled == 0
-                && satAdd(balanceScaled, satMul(ratioScaled, primariesTotal.sum() - accountedPrimaries)) < SCALE) {
+        // Lock-free pre-check: the balance plus every deposit not yet accounted, ignoring the cap,
+        // the floor's accrual and what the deposits will repay of an advance (so it can only
+        // over-state the tokens); denying on it is always safe when there is no floor.
+        if (floorScaled == 0 && satAdd(balanceScaled, unaccountedDeposits()) < SCALE) {
             totalDenied.increment();
             return false;
         }
@@ -304,8 +304,12 @@ public final class HedgeBudget {
 
     /** Deposits not yet accounted, less what they will repay of the advance; lock-free, weakly consistent. */
     private long pendingDeposits() {
-        long pending = satMul(ratioScaled, primariesTotal.sum() - accountedPrimaries);
-        return Math.max(0, pending - debtScaled);
+        return Math.max(0, unaccountedDeposits() - debtScaled);
+    }
+
+    /** Deposits of the primaries since the last accrual, scaled, before any repayment; lock-free. */
+    private long unaccountedDeposits() {
+        return satMul(ratioScaled, primariesTotal.sum() - accountedPrimaries);
     }
 
     /** @return the time source of the window */
