@@ -17,6 +17,7 @@ import java.util.List;
 import java.util.Random;
 import java.util.function.Function;
 import java.util.function.UnaryOperator;
+import org.HdrHistogram.Histogram;
 
 /**
  * The seed's scenario (Instaclustr's gocql speculative-execution post) on a simulated 3-node
@@ -40,8 +41,8 @@ public final class SeedScenario {
             UnaryOperator<ProgrammaticDriverConfigLoaderBuilder> config,
             Function<CqlSession, CqlSession> wrap) {}
 
-    /** One run: its total time and each insert's latency as the caller saw it, in nanoseconds. */
-    private record Run(double totalMs, long[] latencies) {}
+    /** One run: its total time and its inserts' latency as the caller saw it, in microseconds. */
+    private record Run(double totalMs, Histogram latency) {}
 
     /**
      * @param args inserts, slow node's extra delay in ms
@@ -193,14 +194,14 @@ public final class SeedScenario {
     }
 
     private static Run run(CqlSession session, int inserts, Random random) {
-        long[] latencies = new long[inserts];
+        Histogram latency = new Histogram(3_600_000_000L, 3); // µs, up to an hour, as SideBySide's
         long start = System.nanoTime();
         for (int i = 0; i < inserts; i++) {
             long t = System.nanoTime();
             session.execute(SimulatedCluster.insert(random.nextInt(), random.nextInt(10000)));
-            latencies[i] = System.nanoTime() - t;
+            latency.recordValue((System.nanoTime() - t) / 1000);
         }
-        return new Run((System.nanoTime() - start) / 1e6, latencies);
+        return new Run((System.nanoTime() - start) / 1e6, latency);
     }
 
     /** The wrapped session's executor statistics, or null for a plain driver session. */
@@ -213,28 +214,21 @@ public final class SeedScenario {
         if (from == null || to == null) {
             return;
         }
-        long[] sorted = run.latencies().clone();
-        Arrays.sort(sorted);
+        Histogram latency = run.latency();
         long delay = ((HedgedCqlSession) session).executor().currentDelayNanos();
         rows.add(String.format(
-                "| %s | %s | %d | %d | %d | %s | %.0f | %.0f | %.0f | %.0f |",
+                "| %s | %s | %d | %d | %d | %s | %d | %d | %d | %d |",
                 mode,
                 phase,
                 to.hedgesSent() - from.hedgesSent(),
                 to.hedgesWon() - from.hedgesWon(),
                 to.budgetDenied() - from.budgetDenied(),
                 delay == DelayPolicy.NO_HEDGE ? "none" : String.format("%.0f", delay / 1e3),
-                quantile(sorted, 0.50) / 1e3,
-                quantile(sorted, 0.96) / 1e3,
-                quantile(sorted, 0.99) / 1e3,
-                sorted[sorted.length - 1] / 1e3));
+                latency.getValueAtPercentile(50),
+                latency.getValueAtPercentile(96),
+                latency.getValueAtPercentile(99),
+                latency.getMaxValue()));
         System.err.println(rows.get(rows.size() - 1));
-    }
-
-    /** The lower {@code q} quantile of sorted values (nearest rank). */
-    private static long quantile(long[] sorted, double q) {
-        int rank = (int) Math.ceil(q * sorted.length);
-        return sorted[Math.max(0, Math.min(sorted.length - 1, rank - 1))];
     }
 
     private static String nodes(long[] received) {
