@@ -188,8 +188,10 @@ public class HedgeLoadBalancingPolicy implements LoadBalancingPolicy {
 
                     @Override
                     public boolean onSpeculative(int attemptNumber, Node primary, long sincePrimaryNanos) {
-                        if (primary != null) {
-                            scores.record(primary, sincePrimaryNanos); // censored: it ran at least this long
+                        if (primary != null && attemptNumber == 2) {
+                            // censored: it ran at least this long (once per primary, so a third
+                            // execution does not count as a second race the node lost)
+                            scores.recordCensored(primary, sincePrimaryNanos);
                         }
                         return hedge.onSpeculativeExecution(attemptNumber);
                     }

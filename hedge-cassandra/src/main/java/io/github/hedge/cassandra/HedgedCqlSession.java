@@ -389,14 +389,14 @@ public final class HedgedCqlSession implements CqlSession {
         stage.whenComplete((rs, error) -> {
             scores.ended(node);
             Throwable e = error instanceof CompletionException ? error.getCause() : error;
-            // successes, timeouts and (with DROP) cancelled losers measure the node; fast
-            // failures say nothing about its latency
-            if (e == null
-                    || e instanceof CancellationException
-                    || e instanceof DriverTimeoutException
-                    || e instanceof ReadTimeoutException
-                    || e instanceof WriteTimeoutException) {
-                scores.record(node, System.nanoTime() - start);
+            // successes and the coordinator's timeouts measure the node; a loser cancelled (with
+            // DROP) or a request the driver gave up on only bound its latency from below; fast
+            // failures say nothing about it
+            long took = System.nanoTime() - start;
+            if (e == null || e instanceof ReadTimeoutException || e instanceof WriteTimeoutException) {
+                scores.record(node, took);
+            } else if (e instanceof CancellationException || e instanceof DriverTimeoutException) {
+                scores.recordCensored(node, took);
             }
         });
         return stage;

@@ -241,6 +241,26 @@ class HedgeSpeculativeExecutionPolicyTest {
     }
 
     @Test
+    void should_stop_primaries_to_the_slow_node_when_each_of_its_executions_is_cut_short_under_the_threshold() {
+        sim.slow(0, INSERT, 100);
+        // the driver reports nothing of a cancelled loser: all the ordering learns of the slow node
+        // is "at least 5 ms" when a speculative execution fires, under the exclusion threshold (10 x
+        // the 1 ms floor). Five such lower bounds with no answer in between exclude it
+        // (LatencyScores.LOST_IN_A_ROW); before, they were taken as latencies and the node stayed in
+        try (CqlSession session = sim.session(hedge(Duration.ofMillis(5), 2, 1.0)
+                .andThen(b -> b.withBoolean(HedgeDriverOption.LBP_LATENCY_AWARE, true)
+                        .withDouble(HedgeDriverOption.LBP_EXCLUSION_THRESHOLD, 10.0)
+                        .withDuration(HedgeDriverOption.LBP_RETRY_PERIOD, Duration.ofSeconds(60)))::apply)) {
+            for (int k = 0; k < 60; k++) {
+                session.execute(insert(k).setIdempotent(true));
+            }
+            // five primaries, and a speculative execution if a healthy primary hiccups past 5 ms
+            // while node 0 is second in its plan
+            assertThat(sim.received(INSERT)[0]).isLessThanOrEqualTo(7);
+        }
+    }
+
+    @Test
     void should_give_each_profile_its_own_delay_and_budget_when_profiles_override_the_section() {
         sim.slow(0, INSERT, 200);
         try (CqlSession session =

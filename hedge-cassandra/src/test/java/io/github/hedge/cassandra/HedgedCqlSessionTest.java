@@ -487,6 +487,37 @@ class HedgedCqlSessionTest {
         assertThat(primariesToHealed).isGreaterThanOrEqualTo(5);
     }
 
+    @Test
+    void should_keep_primaries_off_the_slow_node_when_losers_are_dropped_before_they_measure_it() {
+        sim.slow(0, INSERT, 100);
+        // each loser on the slow node is cancelled about 5 ms in, when the hedge answers: all the
+        // session learns of the node is "at least 5 ms", under the exclusion threshold (10 x the
+        // 1 ms floor). Five such lost races in a row exclude it (LatencyScores.LOST_IN_A_ROW);
+        // before, the lower bounds were taken as latencies and about a third of the primaries
+        // kept going there
+        HedgedCqlSession session = HedgedCqlSession.builder(driver)
+                .losers(HedgedCqlSession.Losers.DROP)
+                .hedgeConfig(HedgeConfig.builder()
+                        .delay(DelayPolicy.fixed(Duration.ofMillis(5)))
+                        .budget(HedgeBudget.unlimited())
+                        .build())
+                .latencyAware(LatencyAwareOptions.builder()
+                        .exclusionThreshold(10.0)
+                        .retryPeriod(Duration.ofSeconds(60)) // no probe during the test
+                        .build())
+                .build();
+        List<CallCompleted> calls = record(session);
+        for (int k = 0; k < 60; k++) {
+            session.execute(insert(k).setIdempotent(true));
+        }
+        assertThat(calls).hasSize(60).allMatch(c -> c.outcome() == CallCompleted.CallOutcome.SUCCESS);
+        assertThat(calls.stream()
+                        .filter(c -> c.attempts().get(0).target().equals(slowTarget))
+                        .count())
+                .isLessThanOrEqualTo(5);
+        awaitNoPendingAttempts(session);
+    }
+
     /**
      * Node 0 measured while healthy (60 calls), then it stops answering for 2 s, as in a GC pause,
      * while 4 threads make 40 calls each (hedge after 10 ms, unlimited budget).

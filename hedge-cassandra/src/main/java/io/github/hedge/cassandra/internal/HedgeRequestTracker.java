@@ -18,7 +18,9 @@ import java.util.Objects;
  * Feeds each answered execution's own latency (the driver measures it from that execution's
  * write) to the profile's speculative policy's {@link LatencyTracker}, per node, and to the
  * load-balancing policy's latency scores. Winners and timeouts only: the driver cancels losers'
- * callbacks, so their latency is never reported (censoring). Forwards every callback to the
+ * callbacks, so their latency is never reported (censoring). A coordinator's read or write timeout
+ * is an answer and measures the node; the driver's own request timeout only bounds the node's
+ * latency from below and is recorded as censored. Forwards every callback to the
  * wrapped policy's own tracker (the default policy's slow-replica avoidance needs it).
  *
  * <p>The driver gives every load-balancing policy's tracker every request; this one handles only
@@ -44,29 +46,30 @@ public final class HedgeRequestTracker implements RequestTracker {
         this.delegate = delegate;
     }
 
-    private void measure(DriverExecutionProfile profile, Node node, long latencyNanos) {
+    private void measure(DriverExecutionProfile profile, Node node, long latencyNanos, boolean censored) {
         if (context.getLoadBalancingPolicy(profile.getName()) != owner) {
             return;
         }
-        scores.record(node, latencyNanos);
+        if (censored) {
+            scores.recordCensored(node, latencyNanos);
+        } else {
+            scores.record(node, latencyNanos);
+        }
         SpeculativeExecutionPolicy specex = context.getSpeculativeExecutionPolicy(profile.getName());
         if (specex instanceof io.github.hedge.cassandra.HedgeSpeculativeExecutionPolicy) {
-            ((io.github.hedge.cassandra.HedgeSpeculativeExecutionPolicy) specex)
-                    .latencyTracker()
-                    .record(Statements.target(node), latencyNanos);
+            LatencyTracker t = ((io.github.hedge.cassandra.HedgeSpeculativeExecutionPolicy) specex).latencyTracker();
+            if (censored) {
+                t.recordCensored(Statements.target(node), latencyNanos);
+            } else {
+                t.record(Statements.target(node), latencyNanos);
+            }
         }
-    }
-
-    private static boolean isTimeout(Throwable error) {
-        return error instanceof DriverTimeoutException
-                || error instanceof ReadTimeoutException
-                || error instanceof WriteTimeoutException;
     }
 
     @Override
     public void onNodeSuccess(
             Request request, long latencyNanos, DriverExecutionProfile profile, Node node, String logPrefix) {
-        measure(profile, node, latencyNanos);
+        measure(profile, node, latencyNanos, false);
         if (delegate != null) {
             delegate.onNodeSuccess(request, latencyNanos, profile, node, logPrefix);
         }
@@ -80,8 +83,12 @@ public final class HedgeRequestTracker implements RequestTracker {
             DriverExecutionProfile profile,
             Node node,
             String logPrefix) {
-        if (isTimeout(error)) {
-            measure(profile, node, latencyNanos); // a timeout is a (censored) latency sample
+        if (error instanceof DriverTimeoutException) {
+            // the driver gave up: the node took at least this long (censored)
+            measure(profile, node, latencyNanos, true);
+        } else if (error instanceof ReadTimeoutException || error instanceof WriteTimeoutException) {
+            // the coordinator answered, late: a complete measurement of the node
+            measure(profile, node, latencyNanos, false);
         }
         if (delegate != null) {
             delegate.onNodeError(request, error, latencyNanos, profile, node, logPrefix);

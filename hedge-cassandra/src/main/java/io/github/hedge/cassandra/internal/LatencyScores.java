@@ -16,6 +16,13 @@ import java.util.concurrent.ConcurrentHashMap;
  * of the nodes' scores goes to the back of the plan until {@code retryPeriod} passes without a new measurement, then it
  * is tried again (probed) and scored afresh.
  *
+ * <p><b>Censored measurements.</b> A loser cancelled after it ran for some time, or a request the
+ * driver gave up on, only shows that the node took at least that long ({@link #recordCensored}).
+ * Taken as a latency, such a lower bound pulled a slow node's score down to the hedge delay and let
+ * it back into the plans (with the wrapped session's {@code Losers.DROP}, 1-28 of 1000 executions
+ * went to a node 250 ms slow). A lower bound never lowers a score, and {@link #LOST_IN_A_ROW} of
+ * them with no answer in between exclude the node.
+ *
  * <p><b>Stalls.</b> A node that stops answering (a GC pause, {@code SIGSTOP}, a hung disk) produces
  * no measurement at all until it resumes, so its score cannot move. When the caller reports
  * attempts as they start and end ({@link #started}, {@link #ended}), a node with attempts in flight
@@ -76,7 +83,24 @@ public final class LatencyScores<K> {
      * @param latencyNanos its latency (or a lower bound of it, for a censored sample)
      */
     public void record(K key, long latencyNanos) {
-        scores.computeIfAbsent(key, k -> new Score()).update(ticker.nanoTime(), Math.max(0, latencyNanos));
+        scores.computeIfAbsent(key, k -> new Score()).update(ticker.nanoTime(), Math.max(0, latencyNanos), false);
+    }
+
+    /**
+     * Records a censored measurement: the node's attempt was cancelled (it lost the race to
+     * another attempt) or timed out after {@code lowerBoundNanos}, so its latency is at least that.
+     * A lower bound can raise the node's score but never lowers it, and it does not start the
+     * node's score afresh after a silence: an excluded node whose probe was cancelled has not shown
+     * that it healed. {@link #LOST_IN_A_ROW} censored measurements with no answer in between
+     * exclude the node (until the retry period passes without a measurement), whatever their
+     * values: a node that loses every race is slow, even when each loss is cut short at the hedge
+     * delay, below the exclusion threshold.
+     *
+     * @param key the node
+     * @param lowerBoundNanos how long its attempt had run when it was cancelled or timed out
+     */
+    public void recordCensored(K key, long lowerBoundNanos) {
+        scores.computeIfAbsent(key, k -> new Score()).update(ticker.nanoTime(), Math.max(0, lowerBoundNanos), true);
     }
 
     /** Forgets a node (it was removed from the cluster). */
@@ -153,9 +177,9 @@ public final class LatencyScores<K> {
         }
         synchronized (s) {
             return s.stalled(now, best)
-                    || (s.count >= minMeasurements
-                            && now - s.lastNanos < retryPeriodNanos
-                            && s.average > threshold * best);
+                    || (now - s.lastNanos < retryPeriodNanos
+                            && (s.lostInARow >= LOST_IN_A_ROW
+                                    || (s.count >= minMeasurements && s.average > threshold * best)));
         }
     }
 
@@ -199,6 +223,13 @@ public final class LatencyScores<K> {
 
     /** A node silent with attempts in flight for this many times its usual latency is stalled. */
     static final double STALL_FACTOR = 4.0;
+
+    /**
+     * Censored measurements in a row (no answer in between) that exclude a node. A healthy node
+     * loses a race on a few per cent of its attempts at a p95-p99 hedge delay, so five in a row
+     * happen about once in 10^7 of its attempts, while a node that turned slow loses every race.
+     */
+    static final int LOST_IN_A_ROW = 5;
 
     /** A sample counts at most this many times the current average. */
     static final double CLIP = 4.0;
@@ -283,6 +314,8 @@ public final class LatencyScores<K> {
         private int inFlight;
         /** when in-flight last went from 0 to 1, or the node last ended an attempt, if later */
         private long quietSince;
+        /** censored measurements since the last answer */
+        private int lostInARow;
 
         synchronized void started(long now) {
             if (inFlight++ == 0) {
@@ -309,8 +342,19 @@ public final class LatencyScores<K> {
             return now - quietSince > STALL_FACTOR * Math.max(usual, FLOOR_NANOS);
         }
 
-        synchronized void update(long now, long latencyNanos) {
-            if (count > 0 && now - lastNanos >= retryPeriodNanos) {
+        synchronized void update(long now, long latencyNanos, boolean censored) {
+            if (censored) {
+                // a lower bound: at least the current score, never below it
+                if (!Double.isNaN(average) && latencyNanos < average) {
+                    latencyNanos = (long) average;
+                }
+                if (lostInARow < Integer.MAX_VALUE) {
+                    lostInARow++;
+                }
+            } else {
+                lostInARow = 0;
+            }
+            if (!censored && count > 0 && now - lastNanos >= retryPeriodNanos) {
                 // the first measurement after a silence as long as the retry period (the probe of an
                 // excluded node): the old average says nothing about the node now; start over
                 count = 0;

@@ -112,4 +112,86 @@ class LatencyScoresTest {
             assertThat(scores.isStalled("c")).isFalse();
         }
     }
+
+    private void recordCensored(String node, long millis) {
+        now.addAndGet(TimeUnit.MILLISECONDS.toNanos(1));
+        scores.recordCensored(node, TimeUnit.MILLISECONDS.toNanos(millis));
+    }
+
+    @Test
+    void should_not_lower_a_score_when_a_measurement_is_censored_below_it() {
+        for (int i = 0; i < 5; i++) {
+            record("a", 2);
+            record("b", 2);
+            record("c", 250);
+        }
+        double before = scores.averageNanos("c");
+        recordCensored("c", 1); // cancelled after 1 ms: it took at least 1 ms, nothing more
+        assertThat(scores.averageNanos("c")).isEqualTo(before);
+        assertThat(scores.isExcluded("c")).isTrue();
+    }
+
+    @Test
+    void should_raise_a_score_when_a_measurement_is_censored_above_it() {
+        warmUp();
+        double before = scores.averageNanos("c");
+        recordCensored("c", 5); // at least 5 ms against its usual 2 ms
+        assertThat(scores.averageNanos("c")).isGreaterThan(before);
+    }
+
+    @Test
+    void should_exclude_a_node_when_it_loses_five_races_in_a_row_each_cut_short_below_the_threshold() {
+        warmUp();
+        for (int i = 0; i < LatencyScores.LOST_IN_A_ROW; i++) {
+            assertThat(scores.isExcluded("c")).as("after %d lost races", i).isFalse();
+            record("a", 2);
+            record("b", 2);
+            recordCensored("c", 3); // cancelled at a 3 ms hedge delay: under 2 x 2 ms
+        }
+        assertThat(scores.averageNanos("c")).isLessThan(2 * TimeUnit.MILLISECONDS.toNanos(2));
+        assertThat(scores.isExcluded("c")).isTrue();
+        assertThat(scores.order(List.of("c", "a", "b"))).containsExactly("a", "b", "c");
+    }
+
+    @Test
+    void should_keep_a_node_when_an_answer_comes_between_its_lost_races() {
+        warmUp();
+        for (int round = 0; round < 100; round++) {
+            for (int i = 0; i < LatencyScores.LOST_IN_A_ROW - 1; i++) {
+                recordCensored("c", 3);
+            }
+            record("c", 2);
+            record("a", 2);
+            record("b", 2);
+            assertThat(scores.isExcluded("c")).as("round %d", round).isFalse();
+        }
+    }
+
+    @Test
+    void should_keep_an_excluded_node_out_when_its_probe_is_cancelled_and_take_it_back_when_a_probe_answers() {
+        warmUp();
+        for (int i = 0; i < LatencyScores.LOST_IN_A_ROW; i++) {
+            recordCensored("c", 3);
+        }
+        assertThat(scores.isExcluded("c")).isTrue();
+        now.addAndGet(TimeUnit.SECONDS.toNanos(11)); // the retry period passed: probed again
+        assertThat(scores.isExcluded("c")).isFalse();
+        recordCensored("c", 3); // the probe lost its race too: out for another retry period
+        assertThat(scores.isExcluded("c")).isTrue();
+        now.addAndGet(TimeUnit.SECONDS.toNanos(11));
+        assertThat(scores.isExcluded("c")).isFalse();
+        record("a", 2);
+        record("b", 2);
+        record("c", 2); // the next probe answered: the node healed
+        assertThat(scores.isExcluded("c")).isFalse();
+    }
+
+    @Test
+    void should_exclude_a_node_when_the_driver_gives_up_on_it_five_times_in_a_row() {
+        warmUp();
+        for (int i = 0; i < LatencyScores.LOST_IN_A_ROW; i++) {
+            recordCensored("c", 2_000); // request timeouts: censored at 2 s
+        }
+        assertThat(scores.isExcluded("c")).isTrue();
+    }
 }
