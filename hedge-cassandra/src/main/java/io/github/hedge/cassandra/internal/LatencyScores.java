@@ -21,7 +21,8 @@ import java.util.concurrent.ConcurrentHashMap;
  * Taken as a latency, such a lower bound pulled a slow node's score down to the hedge delay and let
  * it back into the plans (with the wrapped session's {@code Losers.DROP}, 1-28 of 1000 executions
  * went to a node 250 ms slow). A lower bound never lowers a score, and {@link #LOST_IN_A_ROW} of
- * them with no answer in between exclude the node.
+ * them with no answer in between, each at least the average of the node's answers, exclude the
+ * node.
  *
  * <p><b>Stalls.</b> A node that stops answering (a GC pause, {@code SIGSTOP}, a hung disk) produces
  * no measurement at all until it resumes, so its score cannot move. When the caller reports
@@ -91,10 +92,12 @@ public final class LatencyScores<K> {
      * another attempt) or timed out after {@code lowerBoundNanos}, so its latency is at least that.
      * A lower bound can raise the node's score but never lowers it, and it does not start the
      * node's score afresh after a silence: an excluded node whose probe was cancelled has not shown
-     * that it healed. {@link #LOST_IN_A_ROW} censored measurements with no answer in between
-     * exclude the node (until the retry period passes without a measurement), whatever their
-     * values: a node that loses every race is slow, even when each loss is cut short at the hedge
-     * delay, below the exclusion threshold.
+     * that it healed. A bound at least the average of the node's answers is a race lost: {@link #LOST_IN_A_ROW} of
+     * them with no answer in between exclude the node (until the retry period passes without a
+     * measurement), whatever their values, because a node that loses every race is slow even when
+     * each loss is cut short at the hedge delay, below the exclusion threshold. A bound under that
+     * average (an attempt cancelled before the node would usually have answered, such as a hedge
+     * sent as the primary answered) says nothing of the node's speed and is not counted.
      *
      * @param key the node
      * @param lowerBoundNanos how long its attempt had run when it was cancelled or timed out
@@ -314,8 +317,12 @@ public final class LatencyScores<K> {
         private int inFlight;
         /** when in-flight last went from 0 to 1, or the node last ended an attempt, if later */
         private long quietSince;
-        /** censored measurements since the last answer */
+        /** censored measurements since the last answer, each at least {@link #answered} */
         private int lostInARow;
+        /** time-decayed average of the answers alone (no lower bound), clipped as the score; NaN before one */
+        private double answered = Double.NaN;
+
+        private long lastAnsweredNanos;
 
         synchronized void started(long now) {
             if (inFlight++ == 0) {
@@ -344,15 +351,25 @@ public final class LatencyScores<K> {
 
         synchronized void update(long now, long latencyNanos, boolean censored) {
             if (censored) {
-                // a lower bound: at least the current score, never below it
+                if (Double.isNaN(answered) || latencyNanos >= answered) {
+                    // it ran at least as long as the node's answers usually take, without answering
+                    if (lostInARow < Integer.MAX_VALUE) {
+                        lostInARow++;
+                    }
+                } // else cancelled sooner (a hedge sent as the primary answered): no sign of slowness
                 if (!Double.isNaN(average) && latencyNanos < average) {
-                    latencyNanos = (long) average;
-                }
-                if (lostInARow < Integer.MAX_VALUE) {
-                    lostInARow++;
+                    latencyNanos = (long) average; // a lower bound never lowers the score
                 }
             } else {
                 lostInARow = 0;
+                if (Double.isNaN(answered)) {
+                    answered = latencyNanos;
+                } else {
+                    double w = Math.max(
+                            MIN_WEIGHT, 1 - Math.exp(-(double) Math.max(0, now - lastAnsweredNanos) / scaleNanos));
+                    answered += w * (Math.min(latencyNanos, CLIP * Math.max(answered, FLOOR_NANOS)) - answered);
+                }
+                lastAnsweredNanos = now;
             }
             if (!censored && count > 0 && now - lastNanos >= retryPeriodNanos) {
                 // the first measurement after a silence as long as the retry period (the probe of an

@@ -154,6 +154,20 @@ class LatencyScoresTest {
     }
 
     @Test
+    void should_not_count_a_lost_race_when_the_attempt_was_cancelled_before_the_node_usually_answers() {
+        warmUp();
+        for (int i = 0; i < 100; i++) {
+            // hedges sent just as the primary answered, cancelled within a millisecond: the node's
+            // usual 2 ms had not passed
+            recordCensored("c", 1);
+            record("a", 2);
+            record("b", 2);
+        }
+        assertThat(scores.isExcluded("c")).isFalse();
+        assertThat(scores.order(List.of("c", "a", "b"))).containsExactly("c", "a", "b");
+    }
+
+    @Test
     void should_keep_a_node_when_an_answer_comes_between_its_lost_races() {
         warmUp();
         for (int round = 0; round < 100; round++) {
