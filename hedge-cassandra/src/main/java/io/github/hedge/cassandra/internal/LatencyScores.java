@@ -81,7 +81,7 @@ public final class LatencyScores<K> {
      * Records one measurement.
      *
      * @param key the node
-     * @param latencyNanos its latency (or a lower bound of it, for a censored sample)
+     * @param latencyNanos its latency, from an answer (a lower bound goes to {@link #recordCensored})
      */
     public void record(K key, long latencyNanos) {
         scores.computeIfAbsent(key, k -> new Score()).update(ticker.nanoTime(), Math.max(0, latencyNanos), false);
@@ -349,6 +349,17 @@ public final class LatencyScores<K> {
             return now - quietSince > STALL_FACTOR * Math.max(usual, FLOOR_NANOS);
         }
 
+        /**
+         * {@code average} moved toward a sample that came {@code elapsedNanos} after the previous
+         * one: a time-decayed average whose samples count at most {@link #CLIP} times the average,
+         * so a healthy node's heavy tail (one 400 ms answer among 3 ms ones) moves it little, while a
+         * node that really slowed down still climbs, up to CLIP-fold per full weight.
+         */
+        private double decayed(double average, long sampleNanos, long elapsedNanos) {
+            double weight = Math.max(MIN_WEIGHT, 1 - Math.exp(-(double) Math.max(0, elapsedNanos) / scaleNanos));
+            return average + weight * (Math.min(sampleNanos, CLIP * Math.max(average, FLOOR_NANOS)) - average);
+        }
+
         synchronized void update(long now, long latencyNanos, boolean censored) {
             if (censored) {
                 if (Double.isNaN(answered) || latencyNanos >= answered) {
@@ -362,13 +373,9 @@ public final class LatencyScores<K> {
                 }
             } else {
                 lostInARow = 0;
-                if (Double.isNaN(answered)) {
-                    answered = latencyNanos;
-                } else {
-                    double w = Math.max(
-                            MIN_WEIGHT, 1 - Math.exp(-(double) Math.max(0, now - lastAnsweredNanos) / scaleNanos));
-                    answered += w * (Math.min(latencyNanos, CLIP * Math.max(answered, FLOOR_NANOS)) - answered);
-                }
+                answered = Double.isNaN(answered)
+                        ? latencyNanos
+                        : decayed(answered, latencyNanos, now - lastAnsweredNanos);
                 lastAnsweredNanos = now;
             }
             if (!censored && count > 0 && now - lastNanos >= retryPeriodNanos) {
@@ -385,12 +392,7 @@ public final class LatencyScores<K> {
                 Arrays.sort(sorted);
                 average = sorted[(n - 1) / 2];
             } else {
-                // time-decayed average; a sample counts at most CLIP times the current average, so
-                // a healthy node's heavy tail (one 400 ms answer among 3 ms ones) moves it little,
-                // while a node that really slowed down still climbs, up to CLIP-fold per full weight
-                double weight = Math.max(MIN_WEIGHT, 1 - Math.exp(-(double) Math.max(0, now - lastNanos) / scaleNanos));
-                double sample = Math.min(latencyNanos, CLIP * Math.max(average, FLOOR_NANOS));
-                average += weight * (sample - average);
+                average = decayed(average, latencyNanos, now - lastNanos);
             }
             count++;
             lastNanos = now;
