@@ -4,13 +4,11 @@ import com.datastax.oss.driver.api.core.CqlIdentifier;
 import com.datastax.oss.driver.api.core.config.DefaultDriverOption;
 import com.datastax.oss.driver.api.core.config.DriverExecutionProfile;
 import com.datastax.oss.driver.api.core.context.DriverContext;
-import com.datastax.oss.driver.api.core.loadbalancing.LoadBalancingPolicy;
 import com.datastax.oss.driver.api.core.metadata.Node;
 import com.datastax.oss.driver.api.core.session.Request;
 import com.datastax.oss.driver.api.core.specex.SpeculativeExecutionPolicy;
 import io.github.hedge.cassandra.internal.Options;
 import io.github.hedge.cassandra.internal.Statements;
-import io.github.hedge.cassandra.internal.WarmupDelay;
 import io.github.hedge.core.DelayContext;
 import io.github.hedge.core.DelayPolicy;
 import io.github.hedge.core.HedgeBudget;
@@ -56,11 +54,13 @@ import org.slf4j.LoggerFactory;
  *
  * <p><b>Warm-up.</b> Until the percentile has its first estimate ({@code min-samples}, 100, and at
  * least {@code 5 / (1 - p)}: 125 for the default p96; a warming tracker shows new samples every
- * 62.5 ms), a new session hedges at 4 times the median node's
- * latency so far (at least 4 ms, at most {@code max-delay}; the latency {@link
- * HedgeLoadBalancingPolicy} measures, with or without ordering), and the budget starts with its 20
- * tokens of burst, so the first requests do not wait on a slow replica. {@code hedge.warm-up =
- * false} turns both off (no speculation before the first estimate).
+ * 62.5 ms), a new session hedges at the core's warm-up bound ({@link
+ * io.github.hedge.core.PercentileDelay#fallback()}: from the first answer on, 4 times the median
+ * node's median latency, or more where the samples already support more; within {@code min-delay}
+ * and {@code max-delay}), and the budget starts with {@link HedgeBudget#coldStartTokens(double)}
+ * tokens (20 at 5%, none at 0), an advance that the first primaries' deposits repay, so the first
+ * requests do not wait on a slow replica. {@code hedge.warm-up = false} turns both off (no
+ * speculation before the first estimate).
  *
  * <p><b>Censoring.</b> Through the driver, a losing execution reports nothing (its callback is
  * cancelled): the tracker sees winners and timeouts, so its percentile is biased low, hedges are
@@ -143,8 +143,8 @@ public class HedgeSpeculativeExecutionPolicy implements SpeculativeExecutionPoli
             warmUp = Options.getBoolean(p, HedgeDriverOption.WARM_UP, true);
             PercentileDelay.Builder percentileDelay =
                     DelayPolicy.percentile(percentile).min(min).max(max).minSamples(minSamples);
-            if (warmUp) {
-                percentileDelay.fallback(new WarmUp(context, profileName, max.toNanos()));
+            if (!warmUp) {
+                percentileDelay.fallback(DelayPolicy.never());
             }
             this.delay = percentileDelay.build();
         } else {
@@ -154,7 +154,7 @@ public class HedgeSpeculativeExecutionPolicy implements SpeculativeExecutionPoli
         HedgeBudget.Builder budgetBuilder =
                 HedgeBudget.builder().ratio(extraLoad).window(window);
         if (warmUp) {
-            budgetBuilder.initialTokens(WarmupDelay.INITIAL_TOKENS); // the warm-up's hedges
+            budgetBuilder.initialTokens(HedgeBudget.coldStartTokens(extraLoad)); // the warm-up's hedges
         }
         this.budget = budgetBuilder.build();
         // as the core executor's own tracker: 300 samples beyond the percentile (7,500 for the
@@ -273,42 +273,5 @@ public class HedgeSpeculativeExecutionPolicy implements SpeculativeExecutionPoli
     public String toString() {
         return "HedgeSpeculativeExecutionPolicy{profile=" + profileName + ", maxExecutions=" + maxExecutions
                 + ", delay=" + delay + ", budget=" + budget + '}';
-    }
-
-    /**
-     * The warm-up delay: {@link WarmupDelay} over the latency scores of this profile's {@link
-     * HedgeLoadBalancingPolicy}, looked up at the first call (the driver builds the policies in
-     * its own order), at most {@code max-delay}; no hedge without that policy. Thread-safe.
-     */
-    private static final class WarmUp implements DelayPolicy {
-        private final DriverContext context;
-        private final String profileName;
-        private final long maxNanos;
-        private volatile DelayPolicy resolved;
-
-        WarmUp(DriverContext context, String profileName, long maxNanos) {
-            this.context = context;
-            this.profileName = profileName;
-            this.maxNanos = maxNanos;
-        }
-
-        @Override
-        public long delayNanos(DelayContext c) {
-            DelayPolicy d = resolved;
-            if (d == null) {
-                LoadBalancingPolicy lbp = context.getLoadBalancingPolicy(profileName);
-                d = lbp instanceof HedgeLoadBalancingPolicy
-                        ? new WarmupDelay(((HedgeLoadBalancingPolicy) lbp).latencyScores())
-                        : DelayPolicy.never();
-                resolved = d;
-            }
-            long nanos = d.delayNanos(c);
-            return nanos < 0 ? nanos : Math.min(nanos, maxNanos);
-        }
-
-        @Override
-        public String toString() {
-            return "warm-up";
-        }
     }
 }

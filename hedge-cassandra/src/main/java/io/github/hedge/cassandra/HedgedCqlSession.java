@@ -20,7 +20,6 @@ import io.github.hedge.cassandra.internal.BlockingResultSet;
 import io.github.hedge.cassandra.internal.LatencyScores;
 import io.github.hedge.cassandra.internal.RateLimitedLog;
 import io.github.hedge.cassandra.internal.Statements;
-import io.github.hedge.cassandra.internal.WarmupDelay;
 import io.github.hedge.core.AttemptContext;
 import io.github.hedge.core.CallOptions;
 import io.github.hedge.core.DelayPolicy;
@@ -150,7 +149,7 @@ public final class HedgedCqlSession implements CqlSession {
         this.ordering = la.enabled();
         // kept with ordering off too: the default configuration warms up on them
         this.scores = LatencyScores.of(la, ticker);
-        this.config = b.config != null ? b.config : defaultConfig(b.losers, scores);
+        this.config = b.config != null ? b.config : defaultConfig(b.losers);
         this.registry = b.registry;
         this.executor = registry == null ? HedgedExecutor.of(b.name, config) : registry.executor(b.name, config);
         this.inferIdempotence = b.inferIdempotence;
@@ -207,16 +206,14 @@ public final class HedgedCqlSession implements CqlSession {
      * nothing here: the server runs a loser to the end anyway, and with {@link Losers#LET_FINISH}
      * the driver reads its answer anyway.
      *
-     * <p><b>Warm-up.</b> The builder, when given no configuration, adds two things this method
-     * cannot (they need the session's latency scores): until the percentile has its first estimate
-     * (125 samples at the p96: {@code max(minSamples, 5 / (1 - p))}; a warming tracker shows new
-     * samples every 62.5 ms) the delay is 4 times the median
-     * node's latency so far (at least 4 ms; the same test as a stall's), and the budget starts with
-     * 20 tokens ({@link HedgeBudget.Builder#initialTokens(double)}: an advance that the first
-     * primaries' deposits repay, so extra load stays within the budget's ratio). A new session then
-     * hedges its first calls around a slow replica instead of waiting on it (hedge-benchmarks'
-     * {@code SeedScenario}), with or without latency-aware ordering. With this method's
-     * configuration there is no hedging before the first estimate.
+     * <p><b>Warm-up.</b> Until the percentile has its first estimate, the core's warm-up bound
+     * decides ({@link PercentileDelay#fallback()}: from the first answer on, 4 times the median
+     * node's median latency, or more where the samples already support more), and the budget the
+     * executor builds starts with {@link HedgeBudget#coldStartTokens(double) 20 tokens} (an advance
+     * that the first primaries' deposits repay). A new session then hedges its first calls around a
+     * slow replica instead of waiting on it (hedge-benchmarks' {@code SeedScenario}), with or
+     * without latency-aware ordering, and so does a session given a configuration of its own with a
+     * percentile delay.
      *
      * @return the configuration, for {@link Losers#LET_FINISH}
      */
@@ -232,23 +229,9 @@ public final class HedgedCqlSession implements CqlSession {
      * @return the configuration the builder uses when none is given
      */
     public static HedgeConfig defaultConfig(Losers losers) {
-        return defaultConfig(losers, null);
-    }
-
-    /** The default configuration, warming up on {@code scores} when there are any (see the builder). */
-    private static HedgeConfig defaultConfig(Losers losers, LatencyScores<Node> scores) {
         Objects.requireNonNull(losers, "losers must not be null");
+        HedgeConfig.Builder config = HedgeConfig.builder().budgetRatio(0.05);
         PercentileDelay.Builder delay = DelayPolicy.percentile(0.96);
-        HedgeConfig.Builder config = HedgeConfig.builder();
-        if (scores != null) {
-            delay.fallback(new WarmupDelay(scores));
-            config.budget(HedgeBudget.builder()
-                    .ratio(0.05)
-                    .initialTokens(WarmupDelay.INITIAL_TOKENS)
-                    .build());
-        } else {
-            config.budgetRatio(0.05);
-        }
         return config.delay(delay.build())
                 .errorClassifier(ErrorClassifier.fatalOn(QueryValidationException.class))
                 .loserSampling(losers == Losers.LET_FINISH ? 1.0 : 0)

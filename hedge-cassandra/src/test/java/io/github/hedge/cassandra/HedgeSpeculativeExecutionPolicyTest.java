@@ -3,6 +3,7 @@ package io.github.hedge.cassandra;
 import static io.github.hedge.cassandra.SimulacronCluster.INSERT;
 import static io.github.hedge.cassandra.SimulacronCluster.REQUESTS_FOR_3_SLOW_PRIMARIES;
 import static io.github.hedge.cassandra.SimulacronCluster.insert;
+import static io.github.hedge.cassandra.SimulacronCluster.select;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.within;
@@ -168,6 +169,9 @@ class HedgeSpeculativeExecutionPolicyTest {
         // machine delays the fast node's answer by hundreds of milliseconds
         sim.slow(0, INSERT, 1000);
         try (CqlSession session = sim.session(hedgeDefaults(true))) {
+            // one answer first, from a statement node 0 answers fast: before any answer nothing is
+            // known, and the warm-up sends no speculative execution
+            session.execute(select(0).setIdempotent(true));
             // no estimate yet (125 samples at the p96): the warm-up delay and the budget's 20 starting tokens.
             // A request that went first to node 0 is answered by a speculative execution elsewhere,
             // so node 0 answers none of them. 20 requests: with one speculative execution at most per

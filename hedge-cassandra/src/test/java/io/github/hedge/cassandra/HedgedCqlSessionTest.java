@@ -92,6 +92,9 @@ class HedgedCqlSessionTest {
      * @return the calls whose primary went to the slow node
      */
     private static List<CallCompleted> firstInsertsStartedOnTheSlowNode(HedgedCqlSession session, int count) {
+        // one answer first, from a statement the slow node answers fast: before any answer nothing
+        // is known, and the warm-up sends no hedge
+        session.execute(select(0).setIdempotent(true));
         List<CallCompleted> calls = record(session);
         for (int k = 0; k < count; k++) {
             session.execute(insert(k).setIdempotent(true));
@@ -258,13 +261,17 @@ class HedgedCqlSessionTest {
     }
 
     @Test
-    void should_wait_on_the_slow_node_for_its_first_calls_when_the_session_is_new_and_has_no_warm_up()
+    void should_wait_on_the_slow_node_for_its_first_calls_when_the_session_is_new_and_its_delay_has_no_warm_up()
             throws Exception {
         sim.slow(0, INSERT, 1000);
-        // the builder given defaultConfig(): the same delay and budget without the warm-up, so no
-        // hedge before the percentile's first estimate (125 samples)
+        // defaultConfig() with a delay that has no warm-up: no hedge before the percentile's first
+        // estimate (125 samples)
         HedgedCqlSession session = HedgedCqlSession.builder(driver)
-                .hedgeConfig(HedgedCqlSession.defaultConfig())
+                .hedgeConfig(HedgeConfig.from(HedgedCqlSession.defaultConfig())
+                        .delay(DelayPolicy.percentile(0.96)
+                                .fallback(DelayPolicy.never())
+                                .build())
+                        .build())
                 .build();
         List<CallCompleted> onSlow = firstInsertsStartedOnTheSlowNode(session, 60);
         // every call that started on the slow node waited for its 1 s answer, unhedged, until

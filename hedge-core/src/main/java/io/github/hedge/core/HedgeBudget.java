@@ -75,6 +75,10 @@ public final class HedgeBudget {
      * difference (the simulator's {@code sweep}: the same denials in every cell).
      */
     private static final int BUCKETS = 30;
+    /** The most initial tokens {@link #coldStartTokens} gives. */
+    private static final double COLD_START_TOKENS = 20;
+    /** The calls whose deposits {@link #coldStartTokens} advances. */
+    private static final double COLD_START_CALLS = 400;
     /** One token in fixed point. */
     private static final long SCALE = 1_000_000_000L;
 
@@ -343,6 +347,20 @@ public final class HedgeBudget {
     /** @return the fewest tokens the bucket may save, whatever the traffic */
     public double minBurst() {
         return minBurst;
+    }
+
+    /**
+     * The {@link Builder#initialTokens(double) initial tokens} the executors and adapters give the
+     * budgets they build: {@code min(20, 400 * ratio)}. A new client then hedges from its first
+     * answers on (20 hedges at 5%, 4 at 1%, none below 0.25%), and after {@code P} primaries its
+     * hedges still never exceed {@code max(initialTokens, ratio * P)}: extra load is at most the ratio
+     * from the 400th call on, and exactly zero at a ratio of zero.
+     *
+     * @param ratio the budget's ratio, in [0, 1]
+     * @return tokens, in [0, 20]
+     */
+    public static double coldStartTokens(double ratio) {
+        return Math.min(COLD_START_TOKENS, COLD_START_CALLS * Checks.closedRange("ratio", ratio, 0.0, 1.0));
     }
 
     /**

@@ -11,8 +11,13 @@ import java.util.Objects;
  * <p><b>Warm-up.</b> Until the window holds {@code minSamples} samples, and at least {@code 5 / (1 -
  * q)} of them for the percentile {@code q} asked for (five expected above it: 100 for p95, 500 for
  * p99, 5,000 for p99.9; fewer barely tell it from the largest sample), the percentile is not trusted
- * and the {@code fallback} policy decides; the default fallback is {@link DelayPolicy#never()}: no
- * hedging before the first estimate (as Finagle). At low rates the window's maximum age limits the
+ * and the {@code fallback} policy decides. With a target-based scope, the percentile is trusted
+ * once a target holds that many samples of its own; until then, a pooled percentile is not used
+ * when the adapter reports targets, since one stalling target would lift it. The default fallback
+ * is a warm-up bound built from the first answers, which hedges from the first answer on and meets
+ * the percentile when it becomes trusted (the rule and why: {@link #fallback()}'s {@code toString}
+ * and docs/core.md); {@link Builder#fallback(DelayPolicy) fallback(DelayPolicy.never())} hedges
+ * nothing before the first estimate (as Finagle). At low rates the window's maximum age limits the
  * samples (the executor's own tracker keeps up to an hour: 3,600 samples at 1 call/s, enough for
  * p99 but not for p99.9; a tracker built with {@link LatencyTracker#builder()} keeps 10 minutes
  * unless given a longer {@link LatencyTracker.Builder#maxWindowAge} or sized with {@link
@@ -65,6 +70,8 @@ public final class PercentileDelay implements DelayPolicy {
     private final DelayPolicy fallback;
     private final Scope scope;
     private final boolean budgetFeedback;
+    /** Whether {@link #fallback} is the built-in {@link WarmUpDelay}, clamped like the percentile. */
+    private final boolean warmUp;
     /** The percentile aimed at for each feedback step: index 0 with plenty of tokens. */
     private final double[] aimed;
     /** Samples needed before {@link #aimed}[i] is trusted. */
@@ -88,7 +95,8 @@ public final class PercentileDelay implements DelayPolicy {
         this.minNanos = b.min.toNanos();
         this.maxNanos = b.max.toNanos();
         this.minSamples = b.minSamples;
-        this.fallback = b.fallback;
+        this.fallback = b.fallback != null ? b.fallback : new WarmUpDelay(b.percentile);
+        this.warmUp = b.fallback == null;
         this.scope = b.scope;
         this.budgetFeedback = b.budgetFeedback;
         this.aimed = new double[AIM_FACTORS.length];
@@ -143,14 +151,21 @@ public final class PercentileDelay implements DelayPolicy {
                 break;
         }
         if (v < 0) {
-            if (tracker.sampleCount() < need) {
-                return fallback.delayNanos(context);
+            // targets reported but none trusted yet: their pooled samples would let a slow target
+            // lift the delay (one stalling target of three puts a pooled p96 in its stalls)
+            boolean perTarget = scope != Scope.CLUSTER && tracker.medianTargetPercentileNanos(0.5, 1) >= 0;
+            if (!perTarget && tracker.sampleCount() >= need) {
+                v = tracker.percentileNanos(percentile);
             }
-            v = tracker.percentileNanos(percentile);
             if (v < 0) {
-                return fallback.delayNanos(context);
+                long f = fallback.delayNanos(context);
+                return warmUp && f != NO_HEDGE ? clamp(f) : f;
             }
         }
+        return clamp(v);
+    }
+
+    private long clamp(long v) {
         return v < minNanos ? minNanos : Math.min(v, maxNanos);
     }
 
@@ -223,7 +238,7 @@ public final class PercentileDelay implements DelayPolicy {
         private Duration min = Duration.ZERO;
         private Duration max = Duration.ofSeconds(10);
         private long minSamples = 100;
-        private DelayPolicy fallback = DelayPolicy.never();
+        private DelayPolicy fallback;
         private Scope scope = Scope.TARGET_CONSENSUS;
         private boolean budgetFeedback;
 
@@ -259,7 +274,9 @@ public final class PercentileDelay implements DelayPolicy {
         }
 
         /**
-         * @param fallback the policy used while warming up; default {@link DelayPolicy#never()}
+         * @param fallback the policy used while warming up, used as it returns (not clamped); default:
+         *     the built-in warm-up bound (the class comment), clamped to {@code [min, max]} like the
+         *     percentile; {@link DelayPolicy#never()} hedges nothing before the first estimate
          * @return this
          */
         public Builder fallback(DelayPolicy fallback) {

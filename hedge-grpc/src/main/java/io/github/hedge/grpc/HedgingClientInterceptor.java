@@ -10,14 +10,12 @@ import io.github.hedge.grpc.internal.CallPlan;
 import io.github.hedge.grpc.internal.HedgingCall;
 import io.github.hedge.grpc.internal.StatusClassifier;
 import io.github.hedge.grpc.internal.TooLargeCount;
-import io.github.hedge.grpc.internal.WarmupLatency;
 import io.grpc.CallOptions;
 import io.grpc.Channel;
 import io.grpc.ClientCall;
 import io.grpc.ClientInterceptor;
 import io.grpc.MethodDescriptor;
 import io.grpc.Status;
-import java.time.Duration;
 import java.util.Collections;
 import java.util.EnumSet;
 import java.util.LinkedHashMap;
@@ -54,21 +52,15 @@ import java.util.concurrent.ConcurrentHashMap;
  *       slower than its peers; without it, hedging still works but grpc's own policy places attempts.
  * </ul>
  *
- * <p><b>Cold start.</b> A percentile needs samples: the default delay has no estimate before 100 of
- * a method's attempts (visible at its tracker's next refresh, within a second). Until then the
- * interceptor's default configuration hedges at a <b>warm-up delay</b>: {@link
- * Builder#warmupFactor(double) 4 times} the latency the method's backends have shown so far (per
- * backend, the lower median of its last successful attempts; then the lower median over the
- * backends, so a slow one cannot lift it), never below {@link Builder#warmupMinDelay(Duration)
- * 4 ms}; and the channel's budget starts with {@value #WARMUP_INITIAL_TOKENS} tokens ({@link
- * HedgeBudget.Builder#initialTokens(double)}: an advance that the first primaries' deposits repay,
- * so extra load stays within the budget's ratio). A new channel thus hedges its first calls around a
- * slow backend instead of waiting on it. This applies to methods whose delay is the default one,
- * {@code DEFAULT_CONFIG.delayPolicy()} (also when kept by {@code HedgeConfig.from(DEFAULT_CONFIG)}); a
- * delay of your own, in {@link Builder#defaults(HedgeConfig)} or a {@link MethodPolicy}, is used
- * exactly as given (a {@code PercentileDelay} then hedges after its own {@code fallback}, by default
- * never, until its first estimate), and a budget of your own starts as you built it. {@link
- * Builder#warmup(boolean) warmup(false)} turns the warm-up off for the default delay too.
+ * <p><b>Cold start.</b> A percentile needs samples: the default delay has no estimate before 125
+ * of a method's attempts on one backend. Until then the core's warm-up bound decides ({@link
+ * PercentileDelay#fallback()}: from the first answer on, 4 times the lower median of the backends'
+ * median latency, or more where the samples already support more; a slow backend cannot lift it),
+ * and the budget the interceptor builds starts with {@link HedgeBudget#coldStartTokens(double)}
+ * tokens (20 at 5%), an advance that the first primaries' deposits repay. A new channel thus hedges
+ * its first calls around a slow backend instead of waiting on it. A percentile delay of your own
+ * warms up the same way unless you give it a {@code fallback}; a budget of your own starts as you
+ * built it.
  *
  * <p>Each method gets its own {@link HedgedExecutor} (named by the full method name, so its latency
  * and metrics are per method, and per backend within it); all of them share one {@link
@@ -103,22 +95,9 @@ public final class HedgingClientInterceptor implements ClientInterceptor {
      * the budget is a safety cap that steady traffic does not reach.
      */
     public static final HedgeConfig DEFAULT_CONFIG = HedgeConfig.builder()
-            .delay(defaultDelay().build())
+            .delay(DelayPolicy.percentile(0.96).build())
             .budgetRatio(0.05)
             .build();
-
-    /** The warm-up delay's default multiple of the backends' latency so far: 4, as a stall's test. */
-    public static final double DEFAULT_WARMUP_FACTOR = 4;
-
-    /** The warm-up delay's default floor: 4 ms, so a fast start does not hedge every call. */
-    public static final Duration DEFAULT_WARMUP_MIN_DELAY = Duration.ofMillis(4);
-
-    /**
-     * Tokens the budget the interceptor builds starts with while the warm-up is on: 20, so a new
-     * channel hedges at most 20 calls before its primaries have paid for them (fewer than the
-     * {@link HedgeBudget.Builder#DEFAULT_MIN_BURST burst} the bucket may save later).
-     */
-    public static final double WARMUP_INITIAL_TOKENS = 20;
 
     private final HedgeConfig defaults;
     private final HedgeBudget budget;
@@ -129,18 +108,11 @@ public final class HedgingClientInterceptor implements ClientInterceptor {
     private final String namePrefix;
     private final ConcurrentHashMap<String, CallPlan> plans = new ConcurrentHashMap<>();
     private final ConcurrentHashMap<String, TooLargeCount> tooLarge = new ConcurrentHashMap<>();
-    private final boolean warmup;
-    private final double warmupFactor;
-    private final Duration warmupMinDelay;
 
     private HedgingClientInterceptor(Builder b) {
-        // the warm-up belongs to the default delay: a delay of the user's own is used as given
-        this.warmup = b.warmup && b.defaults.delayPolicy() == DEFAULT_CONFIG.delayPolicy();
-        this.warmupFactor = b.warmupFactor;
-        this.warmupMinDelay = b.warmupMinDelay;
         this.budget = b.defaults.budget().orElseGet(() -> HedgeBudget.builder()
                 .ratio(b.defaults.budgetRatio())
-                .initialTokens(warmup ? WARMUP_INITIAL_TOKENS : 0)
+                .initialTokens(HedgeBudget.coldStartTokens(b.defaults.budgetRatio()))
                 .ticker(b.defaults.ticker())
                 .build());
         this.defaults = HedgeConfig.from(b.defaults).budget(budget).build();
@@ -185,30 +157,15 @@ public final class HedgingClientInterceptor implements ClientInterceptor {
         // configuration (an endpoint listing the registry) tells the truth
         HedgeConfig.Builder c =
                 HedgeConfig.from(defaults).errorClassifier(classifier).idempotentByDefault(idempotent);
-        WarmupLatency warmupLatency = null;
         if (p.delay() != null) {
             c.delay(p.delay());
-        } else if (warmup) {
-            warmupLatency = new WarmupLatency(warmupFactor, warmupMinDelay.toNanos());
-            c.delay(defaultDelay().fallback(warmupLatency).build());
         }
         if (p.maxAttempts() != null) {
             c.maxAttempts(p.maxAttempts());
         }
         HedgedExecutor executor = registry.executor(namePrefix + name, c.build());
         TooLargeCount large = tooLarge.computeIfAbsent(name, n -> new TooLargeCount());
-        // an executor already in a shared registry keeps its own delay: sample only for ours
-        DelayPolicy used = executor.config().delayPolicy();
-        if (warmupLatency != null
-                && !(used instanceof PercentileDelay && ((PercentileDelay) used).fallback() == warmupLatency)) {
-            warmupLatency = null;
-        }
-        return new CallPlan(executor, idempotent, maxRequestBytes, large, warmupLatency);
-    }
-
-    /** The default delay's settings, in one place for {@link #DEFAULT_CONFIG} and the warm-up. */
-    private static PercentileDelay.Builder defaultDelay() {
-        return DelayPolicy.percentile(0.96);
+        return new CallPlan(executor, idempotent, maxRequestBytes, large);
     }
 
     private MethodPolicy policyFor(String fullMethodName, String serviceName) {
@@ -269,29 +226,9 @@ public final class HedgingClientInterceptor implements ClientInterceptor {
         return classifier.nonFatalCodes();
     }
 
-    /**
-     * @return whether the default delay warms up here: {@link Builder#warmup(boolean)} is on and the
-     *     defaults' delay is {@code DEFAULT_CONFIG.delayPolicy()} (then the budget the interceptor
-     *     built also started with {@value #WARMUP_INITIAL_TOKENS} tokens)
-     */
-    public boolean warmup() {
-        return warmup;
-    }
-
-    /** @return the warm-up delay's multiple of the backends' latency so far */
-    public double warmupFactor() {
-        return warmupFactor;
-    }
-
-    /** @return the warm-up delay's floor */
-    public Duration warmupMinDelay() {
-        return warmupMinDelay;
-    }
-
     @Override
     public String toString() {
-        return "HedgingClientInterceptor{defaults=" + defaults + ", methods=" + policies.keySet()
-                + (warmup ? ", warmup " + warmupFactor + "x, at least " + warmupMinDelay : "") + "}";
+        return "HedgingClientInterceptor{defaults=" + defaults + ", methods=" + policies.keySet() + "}";
     }
 
     /** Builds a {@link HedgingClientInterceptor}. Validates each setting at once. Not thread-safe. */
@@ -302,9 +239,6 @@ public final class HedgingClientInterceptor implements ClientInterceptor {
         private int maxRequestBytes = DEFAULT_MAX_HEDGED_REQUEST_BYTES;
         private HedgedExecutorRegistry registry;
         private String namePrefix = "";
-        private boolean warmup = true;
-        private double warmupFactor = DEFAULT_WARMUP_FACTOR;
-        private Duration warmupMinDelay = DEFAULT_WARMUP_MIN_DELAY;
 
         private Builder() {}
 
@@ -389,48 +323,6 @@ public final class HedgingClientInterceptor implements ClientInterceptor {
                 throw new IllegalArgumentException("maxHedgedRequestBytes must be >= 0, was " + bytes);
             }
             this.maxRequestBytes = bytes;
-            return this;
-        }
-
-        /**
-         * @param warmup whether methods with the default delay ({@code DEFAULT_CONFIG.delayPolicy()})
-         *     hedge at the warm-up delay until their percentile has its first estimate, and the budget
-         *     the interceptor builds starts with {@value #WARMUP_INITIAL_TOKENS} tokens; default
-         *     {@code true}. With {@code false}, or with a delay of your own, nothing is hedged before
-         *     the first estimate (125 samples at the default p96) unless your delay says so, and the budget
-         *     starts empty
-         * @return this
-         */
-        public Builder warmup(boolean warmup) {
-            this.warmup = warmup;
-            return this;
-        }
-
-        /**
-         * @param factor the warm-up delay as a multiple of the latency the method's backends have
-         *     shown so far (the lower median over backends of each one's recent median), in [1, 100];
-         *     default {@value #DEFAULT_WARMUP_FACTOR}
-         * @return this
-         */
-        public Builder warmupFactor(double factor) {
-            if (!(factor >= 1 && factor <= 100)) {
-                throw new IllegalArgumentException("warmupFactor must be in [1, 100], was " + factor);
-            }
-            this.warmupFactor = factor;
-            return this;
-        }
-
-        /**
-         * @param minDelay the smallest warm-up delay, also the delay before any attempt of the method
-         *     has succeeded, in (0, 60 s]; default 4 ms
-         * @return this
-         */
-        public Builder warmupMinDelay(Duration minDelay) {
-            Objects.requireNonNull(minDelay, "warmupMinDelay must not be null");
-            if (minDelay.isNegative() || minDelay.isZero() || minDelay.compareTo(Duration.ofSeconds(60)) > 0) {
-                throw new IllegalArgumentException("warmupMinDelay must be in (0, 60 s], was " + minDelay);
-            }
-            this.warmupMinDelay = minDelay;
             return this;
         }
 

@@ -267,8 +267,8 @@ public final class HedgeDemo {
               --report FILE        where to write the HTML report (default target/hedge-demo-report.html)
               --modes LIST         any of none,hedge,native (default all three, in that order)
               --hedge-percentile P hedge-grpc: hedge after this percentile of recent latency (default 0.96,
-                                   the interceptor's default delay, which warms up; another value
-                                   does not hedge before max(100, 5 / (1 - P)) samples)
+                                   the interceptor's default delay; before its first estimate, any
+                                   percentile hedges at the core's warm-up bound)
               --budget F           hedge-grpc: at most F extra attempts per call (default 0.05)
               --max-attempts N     attempts per call for both hedging modes, in [1, 5] (default 3)
               --native-delay-ms D  native hedgingDelay (default: the delay hedge-grpc reached;
@@ -395,9 +395,7 @@ public final class HedgeDemo {
                     }
                     case "hedge" -> {
                         label = "hedge-grpc";
-                        // the interceptor's defaults (p96 delay under a 5% budget), as set on the command line;
-                        // the default delay is kept as it is, so that it warms up (hedges the first calls,
-                        // before the percentile's first estimate): a percentile of the demo's own would not
+                        // the interceptor's defaults (p96 delay under a 5% budget), as set on the command line
                         HedgeConfig.Builder config = HedgeConfig.from(HedgingClientInterceptor.DEFAULT_CONFIG)
                                 .budgetRatio(o.budget)
                                 .maxAttempts(o.maxAttempts);
@@ -438,16 +436,11 @@ public final class HedgeDemo {
                             trim(100 * o.hedgePercentile),
                             trim(100 * o.budget),
                             o.maxAttempts,
-                            hedging.warmup()
-                                    ? String.format(
-                                            Locale.ROOT,
-                                            "; before the percentile's first estimate, a warm-up delay (%sx the"
-                                                    + " backends' latency so far, at least %s ms) and %s initial"
-                                                    + " tokens",
-                                            trim(hedging.warmupFactor()),
-                                            trim(hedging.warmupMinDelay().toNanos() / 1e6),
-                                            trim(hedging.budget().initialTokens()))
-                                    : "; no hedge before the percentile's first estimate"));
+                            String.format(
+                                    Locale.ROOT,
+                                    "; before the percentile's first estimate, the core's warm-up bound"
+                                            + " and %s initial tokens",
+                                    trim(hedging.budget().initialTokens()))));
                 }
                 progress.startPhase(label);
                 try {

@@ -279,22 +279,6 @@ public final class LatencyScores<K> {
     }
 
     /**
-     * The delay to hedge at before the percentile has its first estimate: {@link #STALL_FACTOR}
-     * times the lower median of the scores of the nodes measured so far (however few their
-     * measurements), at least {@link #FLOOR_NANOS}; with no measurement yet, {@code STALL_FACTOR *
-     * FLOOR_NANOS}. It is the same test as a stall's: an attempt that has waited that long on a node
-     * is far outside what the cluster has shown, so a new session can hedge its first calls, when a
-     * slow replica costs it most, instead of waiting for the first estimate. The lower median keeps
-     * one slow node among three from lifting it.
-     *
-     * @return the warm-up delay in nanoseconds
-     */
-    public long warmupDelayNanos() {
-        double reference = lowerMedianScore(0, true);
-        return (long) (STALL_FACTOR * (Double.isNaN(reference) ? FLOOR_NANOS : reference));
-    }
-
-    /**
      * @param key a node
      * @return its current average in nanoseconds, or NaN without measurements
      */

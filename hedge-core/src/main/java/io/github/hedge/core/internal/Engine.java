@@ -104,6 +104,7 @@ public final class Engine {
                 .build());
         this.budget = config.budget().orElseGet(() -> HedgeBudget.builder()
                 .ratio(config.budgetRatio())
+                .initialTokens(HedgeBudget.coldStartTokens(config.budgetRatio()))
                 .ticker(ticker)
                 .build());
         this.budgetSharesTicker = budget.ticker() == ticker;

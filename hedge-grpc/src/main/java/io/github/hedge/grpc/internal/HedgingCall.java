@@ -239,9 +239,7 @@ public final class HedgingCall<ReqT, RespT> extends ClientCall<ReqT, RespT> {
     // ------------------------------------------------------------------ attempts
 
     private CompletionStage<Result<RespT>> startAttempt(AttemptContext ctx) {
-        // sampled for the warm-up delay only when the method has one
-        long start = plan.warmup() != null ? plan.executor().config().ticker().nanoTime() : 0;
-        Attempt a = new Attempt(ctx, start);
+        Attempt a = new Attempt(ctx);
         CallOptions opts =
                 callOptions.withOption(Keys.TRIED_TARGETS, ctx.triedTargets()).withStreamTracerFactory(a.tracerFactory);
         Metadata h = new Metadata();
@@ -283,11 +281,9 @@ public final class HedgingCall<ReqT, RespT> extends ClientCall<ReqT, RespT> {
         volatile Metadata responseHeaders;
         volatile RespT response;
         volatile String target; // the backend, once the transport created the stream
-        final long startNanos;
 
-        Attempt(AttemptContext ctx, long startNanos) {
+        Attempt(AttemptContext ctx) {
             this.ctx = ctx;
-            this.startNanos = startNanos;
         }
 
         void cancel() {
@@ -316,10 +312,6 @@ public final class HedgingCall<ReqT, RespT> extends ClientCall<ReqT, RespT> {
         @Override
         public void onClose(Status status, Metadata trailers) {
             if (status.isOk()) {
-                WarmupLatency warmup = plan.warmup();
-                if (warmup != null) {
-                    warmup.record(target, plan.executor().config().ticker().nanoTime() - startNanos);
-                }
                 Attributes attrs = Attributes.EMPTY;
                 try {
                     attrs = call.getAttributes();

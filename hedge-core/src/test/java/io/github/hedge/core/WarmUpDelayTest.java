@@ -1,0 +1,134 @@
+package io.github.hedge.core;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.withinPercentage;
+
+import io.github.hedge.core.testing.VirtualTimeScheduler;
+import java.time.Duration;
+import java.util.List;
+import java.util.SplittableRandom;
+import org.junit.jupiter.api.Test;
+
+/** The warm-up bound a percentile delay hedges at before its estimate is trusted. Virtual time. */
+class WarmUpDelayTest {
+    private static final long MS = 1_000_000;
+
+    private final VirtualTimeScheduler time = new VirtualTimeScheduler();
+    private final LatencyTracker tracker = LatencyTracker.builder().ticker(time).build();
+    private final PercentileDelay p96 = DelayPolicy.percentile(0.96).build();
+
+    private long delay(DelayPolicy policy) {
+        time.advance(Duration.ofSeconds(1)); // past the tracker's next refresh
+        return policy.delayNanos(DelayContext.of(2, List.of(), tracker));
+    }
+
+    @Test
+    void should_not_hedge_when_no_attempt_has_answered_yet() {
+        assertThat(delay(p96)).isEqualTo(DelayPolicy.NO_HEDGE);
+    }
+
+    @Test
+    void should_hedge_at_four_times_the_median_when_one_answer_is_known() {
+        tracker.record("a", 2 * MS);
+
+        assertThat(delay(p96)).isCloseTo(8 * MS, withinPercentage(5));
+    }
+
+    @Test
+    void should_take_the_lower_median_of_the_targets_when_one_target_of_three_stalls() {
+        for (int i = 0; i < 10; i++) {
+            tracker.record("a", 2 * MS);
+            tracker.record("b", 3 * MS);
+            tracker.record("stalling", 200 * MS);
+        }
+
+        assertThat(delay(p96)).isCloseTo(12 * MS, withinPercentage(5));
+    }
+
+    @Test
+    void should_use_the_pooled_median_when_the_adapter_reports_no_targets() {
+        for (int i = 0; i < 5; i++) {
+            tracker.record(i == 0 ? 100 * MS : 5 * MS);
+        }
+
+        assertThat(delay(p96)).isCloseTo(20 * MS, withinPercentage(5));
+    }
+
+    @Test
+    void should_rise_to_the_supported_percentiles_when_the_tail_is_heavier_than_the_stall_test() {
+        // lognormal(0, 1.5) per target: p90 is 6.8x the median, above the stall test's 4x
+        SplittableRandom rnd = new SplittableRandom(7);
+        for (int i = 0; i < 60; i++) {
+            for (String t : new String[] {"a", "b", "c"}) {
+                tracker.record(t, (long) (MS * Math.exp(1.5 * gaussian(rnd))));
+            }
+        }
+        time.advance(Duration.ofSeconds(1));
+        long p90 = tracker.medianTargetPercentileNanos(0.9, 50);
+        long median = tracker.medianTargetPercentileNanos(0.5, 1);
+        assertThat(p90).isGreaterThan(4 * median);
+
+        assertThat(delay(p96)).isEqualTo(p90);
+    }
+
+    @Test
+    void should_hand_over_to_the_trusted_percentile_when_a_target_holds_enough_samples() {
+        SplittableRandom rnd = new SplittableRandom(3);
+        for (int i = 0; i < 200; i++) {
+            tracker.record("a", (long) (2 * MS * Math.exp(0.5 * gaussian(rnd))));
+        }
+        time.advance(Duration.ofSeconds(1));
+
+        assertThat(delay(p96)).isEqualTo(tracker.consensusTargetPercentileNanos(0.96, 125));
+    }
+
+    @Test
+    void should_not_use_the_pooled_percentile_when_targets_are_reported_but_none_is_trusted() {
+        // 3 x 60 samples: 180 pooled (enough for a pooled p96), none trusted per target; one target
+        // stalls on a third of its calls, which puts the pooled p96 into its stalls
+        for (int i = 0; i < 60; i++) {
+            tracker.record("a", 2 * MS);
+            tracker.record("b", 2 * MS);
+            tracker.record("stalling", i % 3 == 0 ? 150 * MS : 2 * MS);
+        }
+        time.advance(Duration.ofSeconds(1));
+        assertThat(tracker.percentileNanos(0.96)).isGreaterThan(100 * MS);
+
+        assertThat(delay(p96)).isCloseTo(8 * MS, withinPercentage(5));
+    }
+
+    @Test
+    void should_clamp_the_warm_up_bound_to_the_policy_range_when_it_is_outside() {
+        tracker.record("a", 2 * MS);
+        PercentileDelay clamped =
+                DelayPolicy.percentile(0.96).max(Duration.ofMillis(5)).build();
+        PercentileDelay floored =
+                DelayPolicy.percentile(0.96).min(Duration.ofMillis(20)).build();
+
+        assertThat(delay(clamped)).isEqualTo(5 * MS);
+        assertThat(delay(floored)).isEqualTo(20 * MS);
+    }
+
+    @Test
+    void should_not_hedge_before_the_estimate_when_the_fallback_is_never() {
+        tracker.record("a", 2 * MS);
+
+        assertThat(delay(DelayPolicy.percentile(0.96)
+                        .fallback(DelayPolicy.never())
+                        .build()))
+                .isEqualTo(DelayPolicy.NO_HEDGE);
+    }
+
+    @Test
+    void should_advance_tokens_in_proportion_to_the_ratio_when_a_budget_is_cold() {
+        assertThat(HedgeBudget.coldStartTokens(0.05)).isEqualTo(20);
+        assertThat(HedgeBudget.coldStartTokens(0.01)).isEqualTo(4);
+        assertThat(HedgeBudget.coldStartTokens(0.5)).isEqualTo(20);
+        assertThat(HedgeBudget.coldStartTokens(0)).isZero();
+    }
+
+    private static double gaussian(SplittableRandom r) {
+        double u = 1.0 - r.nextDouble();
+        return Math.sqrt(-2 * Math.log(u)) * Math.cos(2 * Math.PI * r.nextDouble());
+    }
+}
