@@ -34,8 +34,8 @@ import java.util.UUID;
  *       when it really goes out (see {@link HedgeSpeculativeExecutionPolicy});
  *   <li>a request tracker feeds each answered execution's latency (winners and timeouts: the
  *       driver reports nothing for cancelled losers) to the profile's speculative policy;
- *   <li>optionally ({@code basic.load-balancing-policy.hedge.latency-aware = true}), latency-aware
- *       ordering ({@link LatencyAwareOptions}): a node far slower than its peers goes to the back of
+ *   <li>by default ({@code basic.load-balancing-policy.hedge.latency-aware = false} turns it off),
+ *       latency-aware ordering ({@link LatencyAwareOptions}): a node far slower than its peers goes to the back of
  *       the plan, so primaries stop going to it and speculative executions go to healthy nodes.
  *       When a speculative execution fires, the primary's node is known to have taken at least
  *       that long, and that lower bound is recorded for it too.
@@ -45,7 +45,7 @@ import java.util.UUID;
  * basic.load-balancing-policy {
  *   class = io.github.hedge.cassandra.HedgeLoadBalancingPolicy
  *   local-datacenter = dc1                 # read by the wrapped policy, as before
- *   hedge.latency-aware = true             # opt in
+ *   # hedge.latency-aware = true           # the default, as in the wrapped session
  * }
  * </pre>
  *
@@ -59,7 +59,7 @@ public class HedgeLoadBalancingPolicy implements LoadBalancingPolicy {
 
     private final DriverContext context;
     private final LoadBalancingPolicy delegate;
-    /** Per-node latency: ordering (when on) and the speculative execution policy's warm-up. */
+    /** Per-node latency, for ordering (when on) and for {@link #isExcluded}. */
     private final LatencyScores<Node> scores;
 
     private final boolean ordering;
@@ -78,7 +78,9 @@ public class HedgeLoadBalancingPolicy implements LoadBalancingPolicy {
         DriverExecutionProfile p = context.getConfig().getProfile(profileName);
         this.delegate = newDelegate(
                 context, profileName, Options.getString(p, HedgeDriverOption.LBP_DELEGATE_CLASS, DEFAULT_DELEGATE));
-        this.ordering = Options.getBoolean(p, HedgeDriverOption.LBP_LATENCY_AWARE, false);
+        // on by default, as in the wrapped session: without it a new session keeps sending a third of
+        // its primaries to a node that answers every request late, and the budget hedges only some
+        this.ordering = Options.getBoolean(p, HedgeDriverOption.LBP_LATENCY_AWARE, true);
         LatencyAwareOptions la = LatencyAwareOptions.builder()
                 .exclusionThreshold(
                         Options.getDouble(p, HedgeDriverOption.LBP_EXCLUSION_THRESHOLD, 2.0, 1.0, 1000.0, true))
@@ -86,7 +88,6 @@ public class HedgeLoadBalancingPolicy implements LoadBalancingPolicy {
                 .retryPeriod(Options.getDuration(p, HedgeDriverOption.LBP_RETRY_PERIOD, Duration.ofSeconds(10), false))
                 .minMeasurements(Options.getInt(p, HedgeDriverOption.LBP_MIN_MEASUREMENTS, 5, 1, 100_000))
                 .build();
-        // kept with ordering off too: the speculative execution policy warms up on them
         this.scores = LatencyScores.of(la, Ticker.system());
         this.timerThreadPrefix = context.getSessionName() + "-timer-";
         this.tracker = new HedgeRequestTracker(
@@ -128,11 +129,6 @@ public class HedgeLoadBalancingPolicy implements LoadBalancingPolicy {
      */
     public boolean isExcluded(Node node) {
         return ordering && scores.isExcluded(node);
-    }
-
-    /** The per-node latency scores, for {@link HedgeSpeculativeExecutionPolicy}'s warm-up. */
-    LatencyScores<Node> latencyScores() {
-        return scores;
     }
 
     @Override

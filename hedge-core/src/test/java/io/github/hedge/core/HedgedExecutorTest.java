@@ -132,9 +132,11 @@ class HedgedExecutorTest {
 
     @Test
     void should_hedge_at_percentile_only_when_warmed_up() throws Exception {
-        HedgedExecutor ex = executor(
-                config().delay(DelayPolicy.percentile(0.9).minSamples(100).build())
-                        .latencyTracker(LatencyTracker.builder().ticker(time).build()));
+        HedgedExecutor ex = executor(config().delay(DelayPolicy.percentile(0.9)
+                        .minSamples(100)
+                        .fallback(DelayPolicy.never()) // the estimate alone (WarmUpDelayTest)
+                        .build())
+                .latencyTracker(LatencyTracker.builder().ticker(time).build()));
         // warm-up: 99 calls answered after 1..99 ms; none is hedged
         for (int i = 1; i <= 99; i++) {
             Probe p = new Probe(time);
@@ -169,9 +171,11 @@ class HedgedExecutorTest {
     @Test
     void should_wait_for_five_samples_above_the_percentile_when_min_samples_is_fewer() {
         LatencyTracker tracker = LatencyTracker.builder().ticker(time).build();
-        HedgedExecutor ex = executor(
-                config().delay(DelayPolicy.percentile(0.99).minSamples(100).build())
-                        .latencyTracker(tracker));
+        HedgedExecutor ex = executor(config().delay(DelayPolicy.percentile(0.99)
+                        .minSamples(100)
+                        .fallback(DelayPolicy.never()) // the estimate alone (WarmUpDelayTest)
+                        .build())
+                .latencyTracker(tracker));
         // p99 needs 5 / (1 - 0.99) = 500 samples: 100 (minSamples) cannot tell it from the largest
         for (int i = 1; i <= 499; i++) {
             tracker.record(i * MS);
@@ -188,7 +192,9 @@ class HedgedExecutorTest {
     void should_hedge_within_the_first_two_hundred_calls_when_new_at_a_thousand_calls_per_second() {
         // the executor's own tracker shows samples every 62.5 ms while warming up, so hedging starts
         // after p95's 100 samples rather than at the first full refresh (1 s: 1,000 calls)
-        HedgedExecutor ex = executor(config().delay(DelayPolicy.percentile(0.95).build()));
+        HedgedExecutor ex = executor(config().delay(DelayPolicy.percentile(0.95)
+                .fallback(DelayPolicy.never()) // the estimate alone (WarmUpDelayTest)
+                .build()));
         int firstHedged = -1;
         for (int i = 0; i < 1000 && firstHedged < 0; i++) {
             long primaryMs = i % 25 == 0 ? 50 : 1; // one primary in 25 takes 50 ms, hedges 1 ms
