@@ -26,6 +26,17 @@ public interface DelayPolicy {
     long delayNanos(DelayContext context);
 
     /**
+     * Where this policy's delay comes from now, for observability: {@link DelaySource#POLICY} unless
+     * the policy says more ({@link PercentileDelay} tells its estimate from its warm-up).
+     *
+     * @param context what the policy may look at, as for {@link #delayNanos}
+     * @return the source of the delay {@link #delayNanos} would return now
+     */
+    default DelaySource source(DelayContext context) {
+        return DelaySource.POLICY;
+    }
+
+    /**
      * How many samples a latency window should keep for this policy's estimate to be good: what
      * {@link LatencyTracker.Builder#sizedFor(DelayPolicy)} (and so the executor's own tracker) keeps at
      * low rates. A policy that reads no latency (the default, and {@link #fixed}, {@link #increasing},

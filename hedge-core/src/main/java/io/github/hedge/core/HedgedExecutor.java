@@ -111,6 +111,14 @@ public final class HedgedExecutor {
     }
 
     /**
+     * @return where {@link #currentDelayNanos()} comes from now: the adaptive delay's estimate, its
+     *     warm-up bound, a fallback of your own, or a policy that reads no latency
+     */
+    public DelaySource currentDelaySource() {
+        return engine.delaySource();
+    }
+
+    /**
      * What hedging saved on this executor's own traffic: the latency of its successful calls
      * beside an estimate, from the same calls, of the latency they would have had without hedging
      * (cancelled primaries counted as the lower bounds they are), over {@link

@@ -64,8 +64,10 @@ import java.util.concurrent.locks.ReentrantLock;
  * every sixteenth of the refresh interval (62.5 ms by default), without closing an interval: the
  * samples are dated to the interval in progress, as they would be at its end. An adaptive delay
  * therefore gets its first estimate after about {@code minSamples} calls rather than after a whole
- * interval (at 1,000 calls/s: about 100 calls instead of 1,000 unhedged ones). A tracker with
- * {@code minWindowSamples} 0 never warms up this way.
+ * interval (at 1,000 calls/s: about 100 calls instead of 1,000 unhedged ones). Until the window
+ * holds 160 samples, a reader makes each new sample visible at once, so the warm-up bound of an
+ * adaptive delay moves with every one of the first answers (at most 160 extra refreshes). A tracker
+ * with {@code minWindowSamples} 0 never warms up this way.
  *
  * <p><b>Cost.</b> {@link #record(long)} is one bucket-index computation, one {@code
  * getAndIncrement} on a counter striped by thread (no lock, no allocation, no clock read, no
@@ -100,6 +102,13 @@ public final class LatencyTracker {
     private static final int MAX_AGE_SLICES = 100_000;
     /** Refreshes per interval while warming up. */
     private static final int WARMUP_REFRESHES = 16;
+    /**
+     * While warming, samples are made visible at the next read until the window holds this many:
+     * the warm-up bound of {@link PercentileDelay} rests on the first answers (a median from one,
+     * p80 and p90 of a target from 25 and 50), and a client calling every millisecond would
+     * otherwise send 60 calls before its first answer showed. At most this many extra refreshes.
+     */
+    private static final int EAGER_SAMPLES = 160;
     /**
      * How far (as a factor) a target's percentile may lie from the median target's and still count
      * in {@link #consensusTargetPercentileNanos}: wide enough for the sampling error of alike targets
@@ -141,6 +150,11 @@ public final class LatencyTracker {
     private volatile long lastPeekNanos;
     /** Whether the cluster window holds fewer than {@link #minWindowSamples}: refresh more often. */
     private volatile boolean warming;
+    /**
+     * Whether the cluster window holds fewer than {@link #EAGER_SAMPLES} while warming: a reader
+     * then makes every new sample visible at once.
+     */
+    private volatile boolean eager;
 
     private final long warmupRefreshNanos;
     private volatile Snapshot snapshot;
@@ -163,6 +177,7 @@ public final class LatencyTracker {
         this.lastPeekNanos = lastRefreshNanos;
         this.warmupRefreshNanos = Math.max(1, refreshNanos / WARMUP_REFRESHES);
         this.warming = minWindowSamples > 0;
+        this.eager = this.warming;
         lock.lock();
         try {
             this.snapshot = buildSnapshot(null);
@@ -459,7 +474,9 @@ public final class LatencyTracker {
 
     /** An interval has ended, or, while warming up, a sixteenth of one since the last refresh. */
     private boolean refreshDue(long now) {
-        return now - lastRefreshNanos >= refreshNanos || (warming && now - lastPeekNanos >= warmupRefreshNanos);
+        return now - lastRefreshNanos >= refreshNanos
+                || (warming && now - lastPeekNanos >= warmupRefreshNanos)
+                || (eager && clusterCounter.maybeDirty());
     }
 
     /** Under the lock. */
@@ -500,6 +517,7 @@ public final class LatencyTracker {
         excludedCensored = excluded;
         lastRefreshNanos = last + intervals * refreshNanos;
         warming = minWindowSamples > 0 && clusterWindow.total() < minWindowSamples;
+        eager = warming && clusterWindow.total() < EAGER_SAMPLES;
         snapshot = buildSnapshot(snapshot);
     }
 

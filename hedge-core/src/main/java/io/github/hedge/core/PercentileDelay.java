@@ -120,6 +120,21 @@ public final class PercentileDelay implements DelayPolicy {
 
     @Override
     public long delayNanos(DelayContext context) {
+        long v = estimate(context);
+        if (v >= 0) {
+            return clamp(v);
+        }
+        long f = fallback.delayNanos(context);
+        return warmUp && f != NO_HEDGE ? clamp(f) : f;
+    }
+
+    @Override
+    public DelaySource source(DelayContext context) {
+        return estimate(context) >= 0 ? DelaySource.ESTIMATE : warmUp ? DelaySource.WARM_UP : DelaySource.FALLBACK;
+    }
+
+    /** @return the trusted percentile for this context, unclamped, or -1 while it is not trusted */
+    private long estimate(DelayContext context) {
         LatencyTracker tracker = context.latency();
         double percentile = this.percentile;
         long need = needed[0];
@@ -157,12 +172,8 @@ public final class PercentileDelay implements DelayPolicy {
             if (!perTarget && tracker.sampleCount() >= need) {
                 v = tracker.percentileNanos(percentile);
             }
-            if (v < 0) {
-                long f = fallback.delayNanos(context);
-                return warmUp && f != NO_HEDGE ? clamp(f) : f;
-            }
         }
-        return clamp(v);
+        return v;
     }
 
     private long clamp(long v) {

@@ -152,17 +152,42 @@ class LatencyTrackerTest {
     @Test
     void should_show_samples_after_a_sixteenth_of_the_refresh_interval_when_warming_up() {
         LatencyTracker t = tracker(); // fewer than minWindowSamples (1000) samples: warming up
+        for (int i = 0; i < 160; i++) { // past the first samples, which show at once (below)
+            t.record(MS);
+        }
+        time.advance(Duration.ofMillis(63));
+        assertThat(t.sampleCount()).isEqualTo(160);
         t.record(MS);
         time.advanceNanos(62_500_000 - 1);
-        assertThat(t.sampleCount()).isZero();
+        assertThat(t.sampleCount()).isEqualTo(160);
         time.advanceNanos(1);
-        assertThat(t.sampleCount()).isEqualTo(1);
+        assertThat(t.sampleCount()).isEqualTo(161);
         assertThat(t.percentileNanos(0.5)).isCloseTo(MS, withinPercentage(2));
 
         t.record("a", 2 * MS); // targets too
         time.advance(Duration.ofMillis(63));
         assertThat(t.sampleCount("a")).isEqualTo(1);
-        assertThat(t.sampleCount()).isEqualTo(2);
+        assertThat(t.sampleCount()).isEqualTo(162);
+    }
+
+    @Test
+    void should_show_each_of_the_first_samples_at_the_next_read_when_warming_up() {
+        LatencyTracker t = tracker();
+        assertThat(t.sampleCount()).isZero();
+        t.record("a", MS);
+        assertThat(t.sampleCount("a")).isEqualTo(1);
+        assertThat(t.medianTargetPercentileNanos(0.5, 1)).isCloseTo(MS, withinPercentage(2));
+        for (int i = 2; i <= 159; i++) {
+            t.record("a", MS);
+            assertThat(t.sampleCount()).isEqualTo(i);
+        }
+        t.record("a", MS); // the 160th shows at once; the 161st waits for the next sixteenth
+        t.record("a", MS);
+        assertThat(t.sampleCount()).isEqualTo(161);
+        t.record("a", MS);
+        assertThat(t.sampleCount()).isEqualTo(161);
+        time.advance(Duration.ofMillis(63));
+        assertThat(t.sampleCount()).isEqualTo(162);
     }
 
     @Test

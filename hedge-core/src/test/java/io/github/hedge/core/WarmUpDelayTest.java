@@ -120,6 +120,24 @@ class WarmUpDelayTest {
     }
 
     @Test
+    void should_report_where_the_delay_comes_from_when_the_estimate_becomes_trusted() {
+        DelayContext ctx = DelayContext.of(2, List.of(), tracker);
+        assertThat(p96.source(ctx)).isEqualTo(DelaySource.WARM_UP);
+        assertThat(DelayPolicy.percentile(0.96)
+                        .fallback(DelayPolicy.never())
+                        .build()
+                        .source(ctx))
+                .isEqualTo(DelaySource.FALLBACK);
+        assertThat(DelayPolicy.fixed(Duration.ofMillis(5)).source(ctx)).isEqualTo(DelaySource.POLICY);
+        for (int i = 0; i < 125; i++) {
+            tracker.record("a", 2 * MS);
+        }
+        time.advance(Duration.ofSeconds(1));
+
+        assertThat(p96.source(ctx)).isEqualTo(DelaySource.ESTIMATE);
+    }
+
+    @Test
     void should_advance_tokens_in_proportion_to_the_ratio_when_a_budget_is_cold() {
         assertThat(HedgeBudget.coldStartTokens(0.05)).isEqualTo(20);
         assertThat(HedgeBudget.coldStartTokens(0.01)).isEqualTo(4);

@@ -4,6 +4,7 @@ import io.github.hedge.core.AttemptFunction;
 import io.github.hedge.core.CallOptions;
 import io.github.hedge.core.DelayContext;
 import io.github.hedge.core.DelayPolicy;
+import io.github.hedge.core.DelaySource;
 import io.github.hedge.core.ErrorClassifier;
 import io.github.hedge.core.HedgeBudget;
 import io.github.hedge.core.HedgeConfig;
@@ -184,6 +185,16 @@ public final class Engine {
     /** The policy's delay before {@code attemptNumber}; a policy that throws means no hedge. */
     public long delayNanos(int attemptNumber, List<String> tried) {
         return delayNanos(DelayContext.of(attemptNumber, tried, tracker));
+    }
+
+    /** Where the policy's delay before a call's first hedge comes from now; a policy that throws: POLICY. */
+    public DelaySource delaySource() {
+        try {
+            return delayPolicy.source(DelayContext.of(2, List.of(), tracker));
+        } catch (Throwable e) { // NOPMD: user code; observability must not break
+            logPolicyFailure(e);
+            return DelaySource.POLICY;
+        }
     }
 
     long delayNanos(DelayContext ctx) {

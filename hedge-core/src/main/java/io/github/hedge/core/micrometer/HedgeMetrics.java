@@ -1,5 +1,6 @@
 package io.github.hedge.core.micrometer;
 
+import io.github.hedge.core.DelaySource;
 import io.github.hedge.core.HedgeSavings;
 import io.github.hedge.core.HedgedExecutor;
 import io.github.hedge.core.LatencySummary;
@@ -81,6 +82,8 @@ import java.util.function.ToLongFunction;
  *       <td>{@link CallCompleted#totalNanos()}</td></tr>
  *   <tr><td>{@code hedge.delay.current}</td><td>time gauge, seconds</td><td>-</td>
  *       <td>{@link HedgedExecutor#currentDelayNanos()}; NaN while the policy would not hedge</td></tr>
+ *   <tr><td>{@code hedge.delay.source}</td><td>gauge, 1 or 0</td><td>{@code source}:
+ *       estimate|warm_up|fallback|policy</td><td>1 for {@link HedgedExecutor#currentDelaySource()}</td></tr>
  *   <tr><td>{@code hedge.budget.remaining}</td><td>gauge, tokens</td><td>-</td>
  *       <td>{@code executor.budget().snapshot().remaining()}</td></tr>
  *   <tr><td>{@code hedge.calls.in.flight}</td><td>gauge, calls</td><td>-</td>
@@ -512,6 +515,18 @@ public final class HedgeMetrics implements MeterBinder, AutoCloseable {
         }
     }
 
+    static void registerDelaySource(HedgeMetrics outer, HedgeMetrics.Binding b, HedgedExecutor executor) {
+        for (DelaySource source : DelaySource.values()) {
+            b.track(Gauge.builder(
+                            outer.meterName("delay.source"), executor, x -> x.currentDelaySource() == source ? 1 : 0)
+                    .description("1 for where hedge.delay.current comes from now (estimate, warm_up, fallback,"
+                            + " policy), else 0")
+                    .tags(outer.commonTags)
+                    .tag("source", source.name().toLowerCase(java.util.Locale.ROOT))
+                    .register(b.registry));
+        }
+    }
+
     /** The state object of the gauges, held weakly, and value functions that do not capture it. */
     private static final class GaugeSource<S> {
         final WeakReference<S> state;
@@ -556,6 +571,9 @@ public final class HedgeMetrics implements MeterBinder, AutoCloseable {
             }
             if (outer.savingsGauges && s instanceof HedgedExecutor) {
                 registerSavings(outer, b, (HedgedExecutor) s);
+            }
+            if (s instanceof HedgedExecutor) {
+                registerDelaySource(outer, b, (HedgedExecutor) s);
             }
             if (inFlightCalls != null) {
                 ToLongFunction<? super S> f = inFlightCalls;

@@ -182,6 +182,7 @@ public class HedgesEndpoint {
                         text(s.savingsWindow()),
                         s.loserSampling()),
                 delay == DelayPolicy.NO_HEDGE ? null : delay / 1e6,
+                executor.currentDelaySource().name().toLowerCase(java.util.Locale.ROOT),
                 new LatencyDescriptor(
                         l.count(),
                         ms(l.p50Nanos()),
@@ -242,7 +243,9 @@ public class HedgesEndpoint {
      *
      * @param config its effective configuration
      * @param currentDelayMs the delay the first hedge of a call starting now would get, in ms; null
-     *     while the policy would not hedge (an adaptive delay still warming up)
+     *     while the policy would not hedge (an adaptive delay before its first answer)
+     * @param currentDelaySource where that delay comes from: {@code estimate}, {@code warm_up},
+     *     {@code fallback} or {@code policy} ({@code HedgedExecutor.currentDelaySource()})
      * @param latency recent per-attempt latency over the tracker's window
      * @param budget the hedge budget now
      * @param saved what hedging saved over the recent window
@@ -251,6 +254,7 @@ public class HedgesEndpoint {
     public record InstanceDescriptor(
             ConfigDescriptor config,
             Double currentDelayMs,
+            String currentDelaySource,
             LatencyDescriptor latency,
             BudgetDescriptor budget,
             SavedDescriptor saved,

@@ -172,6 +172,7 @@ class HedgesEndpointTest {
             assertThat(after.config().maxExtraLoad()).isEqualTo(0.02);
             assertThat(after.config().maxAttempts()).isEqualTo(3);
             assertThat(after.currentDelayMs()).isEqualTo(5.0);
+            assertThat(after.currentDelaySource()).isEqualTo("policy");
             assertThat(after.budget().ratio()).isEqualTo(0.02);
 
             HedgesEndpoint.InstanceDescriptor adaptive = endpoint.update("user-reads", 0.99, null, null, null);

@@ -1,0 +1,16 @@
+package io.github.hedge.core;
+
+/**
+ * Where the delay before a call's next hedge comes from now ({@link
+ * HedgedExecutor#currentDelaySource()}, the {@code hedge.delay.source} gauge, the actuator).
+ */
+public enum DelaySource {
+    /** an adaptive delay's own estimate: its percentile, trusted */
+    ESTIMATE,
+    /** the built-in warm-up bound, while the percentile is not trusted yet */
+    WARM_UP,
+    /** a fallback of the user's own, while the percentile is not trusted yet */
+    FALLBACK,
+    /** a delay that reads no latency ({@code fixed}, {@code increasing}...), or a combination of policies */
+    POLICY
+}
