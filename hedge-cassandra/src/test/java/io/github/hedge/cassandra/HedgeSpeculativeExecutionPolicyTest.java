@@ -169,9 +169,12 @@ class HedgeSpeculativeExecutionPolicyTest {
         // machine delays the fast node's answer by hundreds of milliseconds
         sim.slow(0, INSERT, 1000);
         try (CqlSession session = sim.session(hedgeDefaults(true))) {
-            // one answer first, from a statement node 0 answers fast: before any answer nothing is
-            // known, and the warm-up sends no speculative execution
-            session.execute(select(0).setIdempotent(true));
+            // answers first, from a statement node 0 answers fast: before any answer nothing is
+            // known, the warm-up sends no speculative execution, and each node's first answer
+            // measured its connection
+            for (int k = 0; k < 10; k++) {
+                session.execute(select(k).setIdempotent(true));
+            }
             // no estimate yet (125 samples at the p96): the warm-up delay and the budget's 20 starting tokens.
             // A request that went first to node 0 is answered by a speculative execution elsewhere,
             // so node 0 answers none of them. 20 requests: with one speculative execution at most per
@@ -268,9 +271,12 @@ class HedgeSpeculativeExecutionPolicyTest {
     void should_give_each_profile_its_own_delay_and_budget_when_profiles_override_the_section() {
         sim.slow(0, INSERT, 200);
         try (CqlSession session =
-                sim.session(hedge(Duration.ofMillis(60), 2, 1.0).andThen(b -> b.startProfile("hot")
-                        .withDuration(DefaultDriverOption.SPECULATIVE_EXECUTION_DELAY, Duration.ofMillis(5))
-                        .endProfile())::apply)) {
+                // ordering off: the shuffle keeps sending node 0 primaries, for both profiles to speculate on
+                sim.session(hedge(Duration.ofMillis(60), 2, 1.0)
+                        .andThen(b -> b.withBoolean(HedgeDriverOption.LBP_LATENCY_AWARE, false))
+                        .andThen(b -> b.startProfile("hot")
+                                .withDuration(DefaultDriverOption.SPECULATIVE_EXECUTION_DELAY, Duration.ofMillis(5))
+                                .endProfile())::apply)) {
             assertThat(policy(session, "hot")).isNotSameAs(policy(session, "default"));
             List<Double> hot = new ArrayList<>();
             List<Double> plain = new ArrayList<>();

@@ -13,6 +13,7 @@ import java.util.Iterator;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.ReentrantLock;
 
 /**
@@ -130,6 +131,9 @@ public final class LatencyTracker {
 
     private final StripedBucketCounter clusterCounter;
     private final ConcurrentHashMap<String, TargetState> targets = new ConcurrentHashMap<>();
+    /** When the first answer without a tracked target ended ({@link #recordAnswer}); unset: MAX_VALUE. */
+    private final AtomicLong clusterFirstAnswer = new AtomicLong(Long.MAX_VALUE);
+
     private final AtomicInteger targetCount = new AtomicInteger();
 
     // guarded by lock
@@ -232,6 +236,41 @@ public final class LatencyTracker {
                 t.counter.increment(probe, bucket);
             }
         }
+    }
+
+    /**
+     * Records one successful attempt, unless it started before its target had ever answered: such
+     * an attempt measured the target's connection (TCP, TLS, HTTP/2 or the driver's handshake) and
+     * the client's cold code, not the target. A new client's first calls pile up while it
+     * connects and all answer late together; counted as samples, they would hold an adaptive delay
+     * far above the target's latency until enough later samples outvote them (a new gRPC channel
+     * at 200 calls/s: 40 calls of 100 to 140 ms against a 2 ms median). The first answer of each
+     * target (or, for attempts without a target, the first answer of all) is therefore left out,
+     * and so is every answer to an attempt that started before it; a target forgotten after an
+     * idle window starts over. Lock-free; as {@link #record(String, long)} otherwise.
+     *
+     * @param target where the attempt ran; {@code null} for unknown
+     * @param startNanos when the attempt started, on this tracker's {@link Builder#ticker ticker}
+     * @param endNanos when it answered, on the same ticker
+     */
+    public void recordAnswer(String target, long startNanos, long endNanos) {
+        TargetState t = null;
+        if (target != null) {
+            t = targets.get(target);
+            if (t == null) {
+                t = addTarget(target);
+            }
+        }
+        AtomicLong first = t != null ? t.firstAnswer : clusterFirstAnswer;
+        long f = first.get();
+        if (f == Long.MAX_VALUE) {
+            first.compareAndSet(Long.MAX_VALUE, endNanos);
+            f = first.get();
+        }
+        if (startNanos - f < 0) {
+            return; // started before its target's first answer: it measured the connection
+        }
+        record(target, endNanos - startNanos);
     }
 
     /**
@@ -730,6 +769,9 @@ public final class LatencyTracker {
     private static final class TargetState {
         final StripedBucketCounter counter;
         final SlidingBucketWindow window;
+        /** When this target's first answer ended ({@link #recordAnswer}); unset: MAX_VALUE. */
+        final AtomicLong firstAnswer = new AtomicLong(Long.MAX_VALUE);
+
         boolean seen; // under the lock: a refresh has already seen it (not evicted before)
         boolean stale; // under the lock: its recent samples are all censored (it stopped completing)
 

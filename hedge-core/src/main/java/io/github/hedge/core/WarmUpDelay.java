@@ -12,8 +12,9 @@ package io.github.hedge.core;
  * <pre>{@code delay = max(STALL_FACTOR * m, q(1 - 5 (1 - p)), q(1 - 2.5 (1 - p)))}</pre>
  *
  * where a {@code q} whose level has too few samples is left out, and no hedge is sent before the
- * first answer (nothing is known; the first calls of a new channel or session mostly wait for its
- * connection, which a hedge cannot shorten). For the default p96 the levels are p80 (25 samples per
+ * first sample (nothing is known; the first calls of a new channel or session mostly wait for its
+ * connection, which a hedge cannot shorten, and a target's first answer is not a sample: {@link
+ * LatencyTracker#recordAnswer}). For the default p96 the levels are p80 (25 samples per
  * target) and p90 (50).
  *
  * <ul>
@@ -25,8 +26,7 @@ package io.github.hedge.core;
  *       hedges falls toward the budget as the samples come in, and the delay meets the percentile
  *       continuously when it becomes trusted.
  *   <li>Medians over targets, lower medians across them: one slow target of three (or of two) cannot
- *       lift the delay, and a target's first answer, which may have paid for its connection, is
- *       outvoted by its second. When the adapter reports no targets, the pooled samples stand in.
+ *       lift the delay. When the adapter reports no targets, the pooled samples stand in.
  * </ul>
  *
  * <p>Immutable and thread-safe; reads the tracker's cached values only.
@@ -88,6 +88,6 @@ final class WarmUpDelay implements DelayPolicy {
     @Override
     public String toString() {
         return "warm-up(max of " + (long) STALL_FACTOR + " x the lower median target's median and its supported"
-                + " percentiles " + java.util.Arrays.toString(levels) + "; no hedge before the first answer)";
+                + " percentiles " + java.util.Arrays.toString(levels) + "; no hedge before the first sample)";
     }
 }

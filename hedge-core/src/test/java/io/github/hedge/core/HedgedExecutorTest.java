@@ -132,11 +132,14 @@ class HedgedExecutorTest {
 
     @Test
     void should_hedge_at_percentile_only_when_warmed_up() throws Exception {
+        LatencyTracker tracker = LatencyTracker.builder().ticker(time).build();
         HedgedExecutor ex = executor(config().delay(DelayPolicy.percentile(0.9)
                         .minSamples(100)
                         .fallback(DelayPolicy.never()) // the estimate alone (WarmUpDelayTest)
                         .build())
-                .latencyTracker(LatencyTracker.builder().ticker(time).build()));
+                .latencyTracker(tracker));
+        // an answer before: the first one measures the connection and is no sample (recordAnswer)
+        tracker.recordAnswer(null, time.nanoTime(), time.nanoTime());
         // warm-up: 99 calls answered after 1..99 ms; none is hedged
         for (int i = 1; i <= 99; i++) {
             Probe p = new Probe(time);
@@ -761,6 +764,8 @@ class HedgedExecutorTest {
     void should_record_own_latency_of_each_attempt_when_loser_is_cancelled() throws Exception {
         LatencyTracker tracker = LatencyTracker.builder().ticker(time).build();
         HedgedExecutor ex = executor(config().latencyTracker(tracker).delay(DelayPolicy.fixed(Duration.ofMillis(10))));
+        // r2 answered before: its first answer measures its connection and is no sample (recordAnswer)
+        tracker.recordAnswer("r2", time.nanoTime(), time.nanoTime());
         Probe probe = new Probe(time);
         CompletableFuture<String> call = ex.executeAsync(ctx -> {
             ctx.reportTarget("r" + ctx.attemptNumber());

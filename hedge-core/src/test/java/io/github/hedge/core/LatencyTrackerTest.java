@@ -171,6 +171,24 @@ class LatencyTrackerTest {
     }
 
     @Test
+    void should_leave_out_answers_that_started_before_the_first_answer_of_their_target_when_recorded() {
+        LatencyTracker t = tracker();
+        // a new client's calls queue while it connects to "a" and answer together, 120 ms late
+        t.recordAnswer("a", 0, 120 * MS); // the first answer: it measured the connection
+        t.recordAnswer("a", 5 * MS, 121 * MS); // started before it
+        t.recordAnswer("a", 130 * MS, 132 * MS); // after it: a sample
+        t.recordAnswer("b", 131 * MS, 140 * MS); // b's first answer: no sample, whatever a did
+        t.recordAnswer(null, 0, 150 * MS); // without a target: the first of all such answers
+        t.recordAnswer(null, 151 * MS, 152 * MS);
+        time.advance(Duration.ofSeconds(1));
+
+        assertThat(t.sampleCount("a")).isEqualTo(1);
+        assertThat(t.percentileNanos(0.5, "a")).isCloseTo(2 * MS, withinPercentage(2));
+        assertThat(t.sampleCount("b")).isZero();
+        assertThat(t.sampleCount()).isEqualTo(2);
+    }
+
+    @Test
     void should_show_each_of_the_first_samples_at_the_next_read_when_warming_up() {
         LatencyTracker t = tracker();
         assertThat(t.sampleCount()).isZero();

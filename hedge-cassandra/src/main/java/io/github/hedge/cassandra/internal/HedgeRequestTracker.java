@@ -61,7 +61,9 @@ public final class HedgeRequestTracker implements RequestTracker {
             if (censored) {
                 t.recordCensored(Statements.target(node), latencyNanos);
             } else {
-                t.record(Statements.target(node), latencyNanos);
+                // the driver measures on System.nanoTime, the policy's tracker's ticker
+                long end = System.nanoTime();
+                t.recordAnswer(Statements.target(node), end - latencyNanos, end);
             }
         }
     }

@@ -675,7 +675,7 @@ final class HedgedCall<T> extends CompletableFuture<T> implements DelayContext {
     private void wonSynchronously(Attempt<T> a, T value) {
         long now = engine.ticker.nanoTime();
         a.succeededAlone(now);
-        engine.tracker.record(a.target, now - a.startNanos);
+        engine.tracker.recordAnswer(a.target, a.startNanos, now);
         engine.savings.primaryWon(now - startNanos);
         inFlight = 0;
         STATE.setRelease(this, DONE);
@@ -699,7 +699,7 @@ final class HedgedCall<T> extends CompletableFuture<T> implements DelayContext {
             cap.cancel(); // a primary left running for the savings sample answered in time
         }
         if (error == null) {
-            engine.tracker.record(a.target, now - a.startNanos);
+            engine.tracker.recordAnswer(a.target, a.startNanos, now);
         }
         ErrorClassifier.Decision decision = error == null ? null : classify(cause);
         ScheduledTask hedgeT = null;
