@@ -231,7 +231,8 @@ public final class HedgedCqlSession implements CqlSession {
     public static HedgeConfig defaultConfig(Losers losers) {
         Objects.requireNonNull(losers, "losers must not be null");
         HedgeConfig.Builder config = HedgeConfig.builder().budgetRatio(0.05);
-        PercentileDelay.Builder delay = DelayPolicy.percentile(0.96);
+        // budget feedback, as HedgeConfig.Builder#maxExtraLoad: the delay rises while the budget runs low
+        PercentileDelay.Builder delay = DelayPolicy.percentile(0.96).budgetFeedback(true);
         return config.delay(delay.build())
                 .errorClassifier(ErrorClassifier.fatalOn(QueryValidationException.class))
                 .loserSampling(losers == Losers.LET_FINISH ? 1.0 : 0)

@@ -38,6 +38,18 @@ public interface DelayContext {
     }
 
     /**
+     * The call's budget's ratio ({@link HedgeBudget#ratio()}): the share of calls it pays hedges
+     * for, so that an adaptive policy whose budget runs low can aim at what the budget supplies
+     * ({@link PercentileDelay.Builder#budgetFeedback(boolean)}).
+     *
+     * @return in [0, 1], infinite for an unlimited budget, NaN when unknown (the default, and what
+     *     {@link #of} contexts report)
+     */
+    default double budgetRatio() {
+        return Double.NaN;
+    }
+
+    /**
      * A context built from plain values.
      *
      * @param attemptNumber the attempt about to be started, at least 2

@@ -264,7 +264,9 @@ public final class LatencyTracker {
         AtomicLong first = t != null ? t.firstAnswer : clusterFirstAnswer;
         long f = first.get();
         if (f == Long.MAX_VALUE) {
-            first.compareAndSet(Long.MAX_VALUE, endNanos);
+            if (first.compareAndSet(Long.MAX_VALUE, endNanos)) {
+                return; // the first answer itself
+            }
             f = first.get();
         }
         if (startNanos - f < 0) {

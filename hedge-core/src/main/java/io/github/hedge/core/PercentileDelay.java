@@ -14,10 +14,10 @@ import java.util.Objects;
  * and the {@code fallback} policy decides. With a target-based scope, the percentile is trusted
  * once a target holds that many samples of its own; until then, a pooled percentile is not used
  * when the adapter reports targets, since one stalling target would lift it. The default fallback
- * is a warm-up bound built from the first answers, which hedges from the first answer on and meets
- * the percentile when it becomes trusted (the rule and why: {@link #fallback()}'s {@code toString}
- * and docs/core.md); {@link Builder#fallback(DelayPolicy) fallback(DelayPolicy.never())} hedges
- * nothing before the first estimate (as Finagle). At low rates the window's maximum age limits the
+ * is a warm-up bound built from the first samples, which hedges from the first sample on and
+ * meets the percentile when it becomes trusted (docs/core.md, "Warm-up", gives the rule and why);
+ * {@link Builder#fallback(DelayPolicy) fallback(DelayPolicy.never())} hedges nothing before the
+ * first estimate (as Finagle). At low rates the window's maximum age limits the
  * samples (the executor's own tracker keeps up to an hour: 3,600 samples at 1 call/s, enough for
  * p99 but not for p99.9; a tracker built with {@link LatencyTracker#builder()} keeps 10 minutes
  * unless given a longer {@link LatencyTracker.Builder#maxWindowAge} or sized with {@link
@@ -87,6 +87,11 @@ public final class PercentileDelay implements DelayPolicy {
      * 1.26% of hedges denied; with 5, at most 0.85% in all 108 cells (docs/benchmarks.md).
      */
     private static final double ABOVE = 5;
+    /**
+     * The share of the budget's ratio that the pooled percentile asks for while the budget runs low:
+     * demand a little under supply, so the bucket refills.
+     */
+    private static final double POOLED_SHARE = 0.95;
 
     private PercentileDelay(Builder b) {
         this.percentile = b.percentile;
@@ -138,9 +143,9 @@ public final class PercentileDelay implements DelayPolicy {
         LatencyTracker tracker = context.latency();
         double percentile = this.percentile;
         long need = needed[0];
+        int step = 0;
         if (budgetFeedback) {
             double fill = context.budgetFill();
-            int step = 0;
             while (fill < AIM_FILL[step]) {
                 step++;
             }
@@ -171,6 +176,20 @@ public final class PercentileDelay implements DelayPolicy {
             boolean perTarget = scope != Scope.CLUSTER && tracker.medianTargetPercentileNanos(0.5, 1) >= 0;
             if (!perTarget && tracker.sampleCount() >= need) {
                 v = tracker.percentileNanos(percentile);
+            }
+        } else if (step > 0 && scope != Scope.CLUSTER) {
+            // the budget runs low: demand is what all the traffic asks for, slow targets included.
+            // A target that stalls a share of its calls puts demand at the targets' own percentile
+            // above the budget (one of three stalling 10%: 7% at a p96), so the delay rises to the
+            // pooled percentile that asks for a little less than the budget supplies, if that is
+            // higher (stale targets' censored samples are left out of it: a hanging target cannot
+            // lift it). Not lower than that: a stall mass just under the budget would put it there
+            double ratio = context.budgetRatio();
+            if (ratio > 0 && ratio < 1) {
+                double level = 1 - POOLED_SHARE * ratio;
+                if (tracker.sampleCount() >= samplesFor(level, minSamples)) {
+                    v = Math.max(v, tracker.percentileNanos(level));
+                }
             }
         }
         return v;

@@ -26,7 +26,9 @@ package io.github.hedge.core;
  *       hedges falls toward the budget as the samples come in, and the delay meets the percentile
  *       continuously when it becomes trusted.
  *   <li>Medians over targets, lower medians across them: one slow target of three (or of two) cannot
- *       lift the delay. When the adapter reports no targets, the pooled samples stand in.
+ *       lift the delay. When the adapter reports no targets, the pooled median stands in and the
+ *       stall test alone decides: pooled upper percentiles cannot tell a heavy tail from a slow
+ *       target, and would follow a slow third of the samples.
  * </ul>
  *
  * <p>Immutable and thread-safe; reads the tracker's cached values only.
@@ -71,13 +73,13 @@ final class WarmUpDelay implements DelayPolicy {
         }
         double stall = STALL_FACTOR * median;
         long delay = stall >= Long.MAX_VALUE ? Long.MAX_VALUE : (long) stall;
+        if (!targets) {
+            // pooled samples cannot tell a heavy tail from a slow target: their upper percentiles
+            // would follow the slow one (a third of the samples), so the stall test alone decides
+            return delay;
+        }
         for (int i = 0; i < levels.length; i++) {
-            long q;
-            if (targets) {
-                q = tracker.medianTargetPercentileNanos(levels[i], levelSamples[i]);
-            } else {
-                q = tracker.sampleCount() >= levelSamples[i] ? tracker.percentileNanos(levels[i]) : -1;
-            }
+            long q = tracker.medianTargetPercentileNanos(levels[i], levelSamples[i]);
             if (q > delay) {
                 delay = q;
             }

@@ -55,6 +55,17 @@ class WarmUpDelayTest {
     }
 
     @Test
+    void should_not_follow_a_slow_third_of_pooled_samples_when_the_adapter_reports_no_targets() {
+        // no targets: a slow replica's answers are a third of the pooled samples, so its latency is
+        // the pooled p80 and p90; only the median stands
+        for (int i = 0; i < 90; i++) {
+            tracker.record(i % 3 == 0 ? 200 * MS : 5 * MS);
+        }
+
+        assertThat(delay(p96)).isCloseTo(20 * MS, withinPercentage(5));
+    }
+
+    @Test
     void should_rise_to_the_supported_percentiles_when_the_tail_is_heavier_than_the_stall_test() {
         // lognormal(0, 1.5) per target: p90 is 6.8x the median, above the stall test's 4x
         SplittableRandom rnd = new SplittableRandom(7);
@@ -135,6 +146,63 @@ class WarmUpDelayTest {
         time.advance(Duration.ofSeconds(1));
 
         assertThat(p96.source(ctx)).isEqualTo(DelaySource.ESTIMATE);
+    }
+
+    @Test
+    void should_rise_to_the_pooled_percentile_when_the_budget_runs_low_and_one_target_stalls() {
+        // a and b answer after an exponential latency, mean 10 ms; c the same, but 10% of its calls
+        // stall for 1 s
+        for (int i = 0; i < 2000; i++) {
+            long nanos = (long) (-10 * MS * Math.log(1 - (i + 0.5) / 2000));
+            tracker.record("a", nanos);
+            tracker.record("b", nanos);
+            tracker.record("c", i % 10 == 0 ? 1000 * MS : nanos);
+        }
+        time.advance(Duration.ofSeconds(1));
+        PercentileDelay p96 = DelayPolicy.percentile(0.96).budgetFeedback(true).build();
+        long consensus = tracker.consensusTargetPercentileNanos(0.96, 125);
+        // a 5% budget: the pooled percentile asking for 95% of it, 4.75% of the calls, above the
+        // 3.3% that stall
+        long pooled = tracker.percentileNanos(1 - 0.95 * 0.05);
+
+        assertThat(p96.delayNanos(withFill(1.0)))
+                .as("a full budget: the targets' consensus")
+                .isEqualTo(consensus);
+        assertThat(pooled)
+                .isGreaterThan(tracker.consensusTargetPercentileNanos(0.968, 157))
+                .isLessThan(1000 * MS);
+        assertThat(p96.delayNanos(withFill(0.1)))
+                .as("a low budget: what all the traffic asks for")
+                .isEqualTo(pooled);
+    }
+
+    private DelayContext withFill(double fill) {
+        return new DelayContext() {
+            @Override
+            public int attemptNumber() {
+                return 2;
+            }
+
+            @Override
+            public List<String> triedTargets() {
+                return List.of();
+            }
+
+            @Override
+            public LatencyTracker latency() {
+                return tracker;
+            }
+
+            @Override
+            public double budgetFill() {
+                return fill;
+            }
+
+            @Override
+            public double budgetRatio() {
+                return 0.05;
+            }
+        };
     }
 
     @Test

@@ -86,16 +86,20 @@ public final class HedgingClientInterceptor implements ClientInterceptor {
     /**
      * The defaults every method starts from unless {@link Builder#defaults(HedgeConfig)} replaces
      * them: hedge after the <b>p96</b> of the method's recent per-attempt latency, at most <b>5%</b>
-     * extra attempts (one budget per channel), two attempts per call. Before 125 samples the
-     * percentile has no estimate and does not hedge: the interceptor adds its warm-up to this delay,
-     * per method, and initial tokens to the budget it builds (see the class comment).
+     * extra attempts (one budget per channel), two attempts per call. Before the percentile is
+     * trusted the core's warm-up bound decides, and the budget the interceptor builds starts with
+     * initial tokens (see the class comment).
      * The delay sits one point below the budget on purpose: a delay at p95 asks for 5% hedges on
      * average, so a 5% budget is at its limit about half the time, and what it then denies are
      * exactly the slow calls hedging is for (GrpcHedgeBench's first runs showed it in p99.9). At p96
-     * the budget is a safety cap that steady traffic does not reach.
+     * the budget is a safety cap that steady traffic does not reach. With budget feedback, as
+     * {@link HedgeConfig.Builder#maxExtraLoad(double)} sets it: while the budget runs low the delay
+     * rises, at least to the pooled percentile that asks for 95% of what the budget supplies, so a
+     * backend that stalls a share of its calls (which the backends' own percentiles leave out)
+     * cannot keep demand above the budget.
      */
     public static final HedgeConfig DEFAULT_CONFIG = HedgeConfig.builder()
-            .delay(DelayPolicy.percentile(0.96).build())
+            .delay(DelayPolicy.percentile(0.96).budgetFeedback(true).build())
             .budgetRatio(0.05)
             .build();
 

@@ -1098,6 +1098,11 @@ final class HedgedCall<T> extends CompletableFuture<T> implements DelayContext {
     }
 
     @Override
+    public double budgetRatio() {
+        return engine.budget.ratio();
+    }
+
+    @Override
     public LatencyTracker latency() {
         return engine.tracker;
     }
