@@ -242,7 +242,7 @@ public class HedgesEndpoint {
      *
      * @param config its effective configuration
      * @param currentDelayMs the delay the first hedge of a call starting now would get, in ms; null
-     *     while the policy would not hedge (an adaptive delay still warming up)
+     *     while the policy would not hedge (an adaptive delay before its first answer)
      * @param latency recent per-attempt latency over the tracker's window
      * @param budget the hedge budget now
      * @param saved what hedging saved over the recent window
