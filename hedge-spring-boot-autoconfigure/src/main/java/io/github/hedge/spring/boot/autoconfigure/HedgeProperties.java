@@ -79,8 +79,9 @@ public class HedgeProperties {
     public static class Delay {
         /**
          * Adaptive delay: this percentile of recent per-attempt latency, as a fraction in (0, 1) (0.95 for
-         * p95). Default when no delay is set: 1 - max-extra-load. No hedge before max(100, 5 / (1 -
-         * percentile)) samples: 100 up to p95, 500 for p99.
+         * p95). Default when no delay is set: 1 - max-extra-load. Used from max(100, 5 / (1 -
+         * percentile)) samples on (100 up to p95, 500 for p99); until then a warm-up bound decides: no
+         * hedge before the first answer, then 4 times the typical answer's latency or more.
          */
         private Double percentile;
 

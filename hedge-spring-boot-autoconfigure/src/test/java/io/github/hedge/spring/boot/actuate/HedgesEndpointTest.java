@@ -106,7 +106,7 @@ class HedgesEndpointTest {
             assertThat(w.path("config").path("delay").asText())
                     .isEqualTo("percentile 0.9 in [0ms, 10s] with budget feedback");
             assertThat(w.path("currentDelayMs").isNull())
-                    .as("no delay while the percentile is warming up")
+                    .as("no hedge before the instance's first answer")
                     .isTrue();
         });
     }

@@ -3,25 +3,33 @@ package io.github.hedge.spring.boot.autoconfigure;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.github.hedge.core.DelayContext;
 import io.github.hedge.core.DelayPolicy;
 import io.github.hedge.core.HedgeBudget;
 import io.github.hedge.core.HedgeConfig;
+import io.github.hedge.core.HedgeStats;
 import io.github.hedge.core.HedgedExecutor;
 import io.github.hedge.core.HedgedExecutorRegistry;
 import io.github.hedge.core.LatencyTracker;
 import io.github.hedge.core.PercentileDelay;
+import io.github.hedge.spring.annotation.Hedged;
 import io.github.hedge.spring.aop.HedgedAdvisor;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.Executor;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.BooleanSupplier;
+import org.awaitility.Awaitility;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.autoconfigure.aop.AopAutoConfiguration;
 import org.springframework.boot.diagnostics.FailureAnalysis;
 import org.springframework.boot.diagnostics.FailureAnalyzer;
 import org.springframework.boot.test.context.FilteredClassLoader;
@@ -130,20 +138,97 @@ class HedgeAutoConfigurationTest {
     }
 
     @Test
-    void should_not_hedge_before_five_hundred_samples_when_the_percentile_is_p99() {
+    @Timeout(120) // a hung call fails the test instead of the build
+    void should_hedge_each_call_whose_primary_hits_the_slow_replica_when_a_hedged_method_is_new() {
+        // no hedge.* property: the instance is unlisted, so hedge.defaults builds it, and only the
+        // annotation marks the method idempotent
+        new ApplicationContextRunner()
+                .withConfiguration(AutoConfigurations.of(AopAutoConfiguration.class, HedgeAutoConfiguration.class))
+                .withUserConfiguration(ReplicaBeans.class)
+                .run(ctx -> {
+                    ReplicaClient client = ctx.getBean(ReplicaClient.class);
+                    Replicas replicas = ctx.getBean(Replicas.class);
+                    HedgedExecutor executor = ctx.getBean(HedgeInstances.class).executor(ReplicaClient.INSTANCE);
+                    assertThat(executor.config().delayPolicy())
+                            .as("the starter's default delay is a percentile, which warms up")
+                            .isInstanceOf(PercentileDelay.class);
+                    double tokens =
+                            HedgeBudget.coldStartTokens(executor.config().budgetRatio());
+                    assertThat(executor.budget().initialTokens())
+                            .isEqualTo(tokens)
+                            .isEqualTo(20);
+
+                    // one answer first, fast wherever it goes: before any answer nothing is hedged; a
+                    // warming tracker shows it within a sixteenth of its refresh interval (62.5 ms)
+                    client.read("first");
+                    Awaitility.await()
+                            .atMost(Duration.ofSeconds(10))
+                            .until(() -> executor.latencyTracker().sampleCount() == 1);
+
+                    // then as many calls with a primary on the slow replica as the budget has starting
+                    // tokens: each must be answered by its hedge, from another replica
+                    List<String> slowPrimaries = new ArrayList<>();
+                    for (int i = 0; slowPrimaries.size() < tokens; i++) {
+                        assertThat(i).as("calls so far").isLessThan(200);
+                        String key = "call-" + i;
+                        String reply = client.read(key);
+                        if (replicas.primaryOf(key) == Replicas.SLOW) {
+                            slowPrimaries.add(key);
+                            assertThat(reply)
+                                    .as("%s, whose primary went to the slow replica", key)
+                                    .isNotEqualTo(Replicas.name(Replicas.SLOW));
+                            assertThat(replicas.replicasOf(key))
+                                    .as("%s: a hedge on another replica", key)
+                                    .hasSize(2)
+                                    .doesNotHaveDuplicates();
+                        }
+                    }
+
+                    // counted where it happened: the slow replica answered nothing, each of its
+                    // attempts was interrupted when the hedge won
+                    Awaitility.await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> assertThat(
+                                    replicas.invocations)
+                            .filteredOn(r -> r.replica == Replicas.SLOW && !r.key.equals("first"))
+                            .hasSizeGreaterThanOrEqualTo(slowPrimaries.size())
+                            .allMatch(r -> r.interrupted && !r.answered));
+                    HedgeStats stats = executor.stats();
+                    assertThat(stats.hedgesWon()).isGreaterThanOrEqualTo(slowPrimaries.size());
+                    assertThat(stats.budgetDenied()).isZero();
+                    // long before the p95 could be trusted: that needs 100 samples of one target
+                    assertThat(executor.latencyTracker().sampleCount()).isLessThan(100);
+                });
+    }
+
+    @Test
+    void should_warm_up_until_five_hundred_samples_when_the_percentile_is_p99() throws InterruptedException {
         runner.withPropertyValues(
                         "hedge.instances.p99.delay.percentile=0.99", "hedge.instances.p95.delay.percentile=0.95")
                 .run(ctx -> {
                     HedgeInstances instances = ctx.getBean(HedgeInstances.class);
                     // p99 needs 5 / (1 - 0.99) = 500 samples, more than the 100 of minSamples
-                    HedgedExecutor p99 = instances.executor("p99");
-                    assertThat(delayAfterSamples(p99, 499)).isEqualTo(DelayPolicy.NO_HEDGE);
-                    assertThat(delayAfterSamples(p99, 500)).isPositive();
+                    assertWarmsUpUntil(instances.executor("p99"), 500);
                     // p95 needs 5 / (1 - 0.95) = 100: minSamples and the percentile agree
-                    HedgedExecutor p95 = instances.executor("p95");
-                    assertThat(delayAfterSamples(p95, 99)).isEqualTo(DelayPolicy.NO_HEDGE);
-                    assertThat(delayAfterSamples(p95, 100)).isPositive();
+                    assertWarmsUpUntil(instances.executor("p95"), 100);
                 });
+    }
+
+    /**
+     * One sample short of {@code samples} the percentile is not trusted and the warm-up bound decides:
+     * 4 times the median of 1..n ms, above every sample; from {@code samples} on, the percentile,
+     * which lies within them.
+     */
+    private static void assertWarmsUpUntil(HedgedExecutor executor, long samples) throws InterruptedException {
+        PercentileDelay policy = (PercentileDelay) executor.config().delayPolicy();
+        DelayContext context = DelayContext.of(2, List.of(), executor.latencyTracker());
+        long warming = delayAfterSamples(executor, samples - 1);
+        assertThat(warming)
+                .as("the delay with %d samples", samples - 1)
+                .isEqualTo(policy.fallback().delayNanos(context))
+                .isGreaterThan(Duration.ofMillis(samples - 1).toNanos());
+        assertThat(delayAfterSamples(executor, samples))
+                .as("the delay with %d samples", samples)
+                .isPositive()
+                .isLessThan(Duration.ofMillis(samples).toNanos());
     }
 
     /**
@@ -516,6 +601,93 @@ class HedgeAutoConfigurationTest {
         @Bean
         HedgeConfigCustomizer sharedBudget() {
             return (name, builder) -> builder.budget(SHARED);
+        }
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    static class ReplicaBeans {
+        @Bean
+        Replicas replicas() {
+            return new Replicas();
+        }
+
+        @Bean
+        ReplicaClient replicaClient(Replicas replicas) {
+            return new ReplicaClient(replicas);
+        }
+    }
+
+    /**
+     * Three replicas behind a client: each attempt goes to the next replica in turn (a
+     * {@code @Hedged} method does not see the call's attempts, so it cannot exclude the replica its
+     * primary tried; with one call at a time, a hedge goes to the replica after its primary's).
+     * Replica 2 answers after 2 s, except the request "first"; the others after 30 ms.
+     */
+    public static class Replicas {
+        static final int SLOW = 2;
+        final AtomicInteger next = new AtomicInteger();
+        final List<Invocation> invocations = new CopyOnWriteArrayList<>();
+
+        static String name(int replica) {
+            return "replica " + replica;
+        }
+
+        String read(String key) throws InterruptedException {
+            Invocation invocation = new Invocation(key, next.getAndIncrement() % 3);
+            invocations.add(invocation);
+            try {
+                Thread.sleep(invocation.replica == SLOW && !key.equals("first") ? 2_000 : 30);
+            } catch (InterruptedException e) {
+                invocation.interrupted = true;
+                throw e;
+            }
+            invocation.answered = true;
+            return name(invocation.replica);
+        }
+
+        /** @return the replicas the call's attempts went to, in order */
+        List<Integer> replicasOf(String key) {
+            return invocations.stream()
+                    .filter(i -> i.key.equals(key))
+                    .map(i -> i.replica)
+                    .toList();
+        }
+
+        int primaryOf(String key) {
+            return replicasOf(key).get(0);
+        }
+    }
+
+    /** One invocation on one replica. */
+    static final class Invocation {
+        final String key;
+        final int replica;
+        volatile boolean answered;
+        volatile boolean interrupted;
+
+        Invocation(String key, int replica) {
+            this.key = key;
+            this.replica = replica;
+        }
+
+        @Override
+        public String toString() {
+            return key + "@" + replica + (answered ? " answered" : "") + (interrupted ? " interrupted" : "");
+        }
+    }
+
+    /** The application's client: one read, hedged through the instance {@value #INSTANCE}. */
+    public static class ReplicaClient {
+        static final String INSTANCE = "replicas";
+        private final Replicas replicas;
+
+        ReplicaClient(Replicas replicas) {
+            this.replicas = replicas;
+        }
+
+        @Hedged(value = INSTANCE, idempotent = Hedged.Idempotence.IDEMPOTENT)
+        public String read(String key) throws InterruptedException {
+            return replicas.read(key);
         }
     }
 }

@@ -4,22 +4,31 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.datastax.oss.driver.api.core.CqlSession;
 import com.datastax.oss.driver.api.core.config.DriverExecutionProfile;
+import com.datastax.oss.driver.api.core.cql.ResultSet;
 import com.datastax.oss.driver.api.core.cql.SimpleStatement;
 import com.datastax.oss.driver.api.core.specex.SpeculativeExecutionPolicy;
 import io.github.hedge.cassandra.HedgeLoadBalancingPolicy;
 import io.github.hedge.cassandra.HedgeSpeculativeExecutionPolicy;
 import io.github.hedge.cassandra.HedgedCqlSession;
+import io.github.hedge.core.HedgeBudget;
 import io.github.hedge.core.HedgeStats;
 import io.github.hedge.core.HedgedExecutor;
+import io.github.hedge.core.PercentileDelay;
+import io.github.hedge.core.event.CallCompleted;
 import io.github.hedge.spring.boot.actuate.HedgesEndpoint;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.net.InetSocketAddress;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
@@ -91,6 +100,77 @@ class HedgeCassandraAutoConfigurationTest {
                     assertThat(stats.hedgesWon()).isPositive();
                     assertThat(stats.hedgesWon()).isLessThanOrEqualTo(stats.hedgesSent());
                 });
+    }
+
+    @Test
+    @Timeout(120) // a hung call fails the test instead of the build
+    void should_hedge_each_call_whose_primary_hits_the_slow_node_when_the_wrapped_session_is_new() {
+        // no hedge.* property: the statements are marked idempotent, everything else is the default
+        runner.run(ctx -> {
+            HedgedCqlSession session = (HedgedCqlSession) ctx.getBean(CqlSession.class);
+            HedgedExecutor executor = session.executor();
+            assertThat(executor.config().delayPolicy())
+                    .as("the starter's default delay is a percentile, which warms up")
+                    .isInstanceOf(PercentileDelay.class);
+            assertThat(executor.budget().initialTokens())
+                    .isEqualTo(HedgeBudget.coldStartTokens(executor.config().budgetRatio()))
+                    .isEqualTo(20);
+
+            // one answer first: before any answer nothing is hedged; a warming tracker shows it
+            // within a sixteenth of its refresh interval (62.5 ms)
+            session.execute(
+                    SimpleStatement.newInstance(SimulatedCassandra.SELECT).setIdempotent(true));
+            Awaitility.await()
+                    .atMost(Duration.ofSeconds(10))
+                    .until(() -> executor.latencyTracker().sampleCount() == 1);
+            // then node 0 answers the statement under test after 1 s
+            cassandra.slow(0, SimulatedCassandra.INSERT, 1_000);
+            String slowNode = cassandra.address(0);
+            List<CallCompleted> calls = new CopyOnWriteArrayList<>();
+            executor.events().subscribe(CallCompleted.class, calls::add);
+            // fewer calls than the budget's 20 starting tokens: no hedge can be denied
+            List<String> coordinators = new ArrayList<>();
+            for (int i = 0; i < 20; i++) {
+                ResultSet rs = session.execute(
+                        SimpleStatement.newInstance(SimulatedCassandra.INSERT).setIdempotent(true));
+                InetSocketAddress c = (InetSocketAddress)
+                        rs.getExecutionInfo().getCoordinator().getEndPoint().resolve();
+                coordinators.add(c.getHostString() + ":" + c.getPort());
+            }
+
+            Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> calls.size() == 20);
+            List<CallCompleted> slowPrimaries = calls.stream()
+                    .filter(call -> call.attempts().get(0).target().equals(slowNode))
+                    .toList();
+            assertThat(slowPrimaries)
+                    .as("the slow node gets some primaries before latency-aware ordering puts it last")
+                    .isNotEmpty()
+                    .allSatisfy(call -> {
+                        assertThat(call.winningAttempt()).isEqualTo(2);
+                        assertThat(call.attempts().get(1).target()).isNotEqualTo(slowNode);
+                    });
+            assertThat(coordinators).as("no call was answered by the slow node").doesNotContain(slowNode);
+            // counted at the nodes: node 0 ran exactly the attempts the calls sent it, and every
+            // insert was run once per attempt
+            long attemptsOnSlowNode = calls.stream()
+                    .flatMap(call -> call.attempts().stream())
+                    .filter(a -> slowNode.equals(a.target()))
+                    .count();
+            long attempts =
+                    calls.stream().mapToLong(call -> call.attempts().size()).sum();
+            Awaitility.await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> {
+                assertThat(cassandra.received(0, SimulatedCassandra.INSERT))
+                        .isEqualTo(attemptsOnSlowNode)
+                        .isGreaterThanOrEqualTo(slowPrimaries.size());
+                assertThat(cassandra.received(SimulatedCassandra.INSERT)).isEqualTo(attempts);
+            });
+
+            HedgeStats stats = executor.stats();
+            assertThat(stats.hedgesWon()).isGreaterThanOrEqualTo(slowPrimaries.size());
+            assertThat(stats.budgetDenied()).isZero();
+            // long before the p95 could be trusted: that needs 100 samples of one node
+            assertThat(executor.latencyTracker().sampleCount()).isLessThan(100);
+        });
     }
 
     @Test

@@ -3,8 +3,11 @@ package io.github.hedge.spring.boot.autoconfigure;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.github.hedge.core.HedgeBudget;
+import io.github.hedge.core.HedgeStats;
 import io.github.hedge.core.HedgedExecutor;
 import io.github.hedge.core.HedgedExecutorRegistry;
+import io.github.hedge.core.PercentileDelay;
 import io.github.hedge.grpc.HedgeLoadBalancerProvider;
 import io.github.hedge.grpc.HedgingClientInterceptor;
 import io.github.hedge.spring.boot.actuate.HedgesEndpoint;
@@ -15,11 +18,18 @@ import io.grpc.ManagedChannelBuilder;
 import io.grpc.Status;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 import org.springframework.boot.actuate.endpoint.InvalidEndpointRequestException;
@@ -70,13 +80,13 @@ class HedgeGrpcAutoConfigurationTest {
                             .build();
                     try {
                         // a primary answers after 500 ms, a hedge (sent after 20 ms) at once; the budget
-                        // earns 0.5 hedge per call, so the first call runs unhedged and a later one hedges
+                        // the interceptor builds starts with HedgeBudget.coldStartTokens(0.5) = 20 tokens,
+                        // so every call, the first included, is answered by its hedge
                         java.util.List<String> replies = new java.util.ArrayList<>();
                         for (int i = 0; i < 4; i++) {
                             replies.add(EchoServer.call(channel, EchoServer.READ, "x"));
                         }
-                        assertThat(replies.get(0)).isEqualTo("attempt 1");
-                        assertThat(replies).contains("attempt 2");
+                        assertThat(replies).containsOnly("attempt 2");
                         HedgingClientInterceptor interceptor = ctx.getBean(HedgingClientInterceptor.class);
                         assertThat(interceptor
                                         .executor("test.Echo/Read")
@@ -90,6 +100,88 @@ class HedgeGrpcAutoConfigurationTest {
                         channel.shutdownNow().awaitTermination(10, TimeUnit.SECONDS);
                     }
                 });
+    }
+
+    @Test
+    @Timeout(120) // a hung call fails the test instead of the build
+    void should_hedge_each_call_whose_primary_hits_the_slow_backend_when_the_configured_channel_is_new()
+            throws Exception {
+        try (EchoServer b0 = new EchoServer("b0");
+                EchoServer b1 = new EchoServer("b1");
+                EchoServer b2 = new EchoServer("b2")) {
+            // b0 answers the calls under test after 1 s, the others after 20 ms; "first" is fast everywhere
+            b0.getDelayMs = request -> request.equals("first") ? 20 : 1_000;
+            b1.getDelayMs = request -> 20;
+            b2.getDelayMs = request -> 20;
+            // only the method's idempotence is set: delay, budget and attempts are the defaults
+            runner.withPropertyValues("hedge.grpc.methods[test.Echo/Get].idempotent=true")
+                    .run(ctx -> {
+                        HedgingClientInterceptor interceptor = ctx.getBean(HedgingClientInterceptor.class);
+                        assertThat(interceptor.defaults().delayPolicy())
+                                .as("the starter's default delay is a percentile, which warms up")
+                                .isInstanceOf(PercentileDelay.class);
+                        assertThat(interceptor.budget().initialTokens())
+                                .isEqualTo(HedgeBudget.coldStartTokens(
+                                        interceptor.defaults().budgetRatio()))
+                                .isEqualTo(20);
+                        ManagedChannel channel = ctx.getBean(HedgeGrpcChannelConfigurer.class)
+                                .configure(ManagedChannelBuilder.forTarget(EchoServer.target(b0, b1, b2))
+                                        .usePlaintext())
+                                .build();
+                        Map<String, String> replies = new LinkedHashMap<>();
+                        try {
+                            // one answer first: before any answer nothing is hedged; a warming tracker
+                            // shows it within a sixteenth of its refresh interval (62.5 ms)
+                            EchoServer.call(channel, EchoServer.GET, "first");
+                            HedgedExecutor get =
+                                    interceptor.executor("test.Echo/Get").orElseThrow();
+                            Awaitility.await()
+                                    .atMost(Duration.ofSeconds(10))
+                                    .until(() -> get.latencyTracker().sampleCount() == 1);
+                            // fewer calls than the budget's 20 starting tokens: no hedge can be denied
+                            for (int i = 0; i < 20; i++) {
+                                String request = "call-" + i;
+                                replies.put(request, EchoServer.call(channel, EchoServer.GET, request));
+                            }
+                            // while the channel is open, so only the hedge that won can have cancelled them
+                            Awaitility.await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> assertThat(b0.gets)
+                                    .filteredOn(e -> !e.request.equals("first"))
+                                    .as("the slow backend answered none, each attempt there was cancelled")
+                                    .allMatch(e -> e.cancelled && !e.answered));
+                        } finally {
+                            channel.shutdownNow().awaitTermination(10, TimeUnit.SECONDS);
+                        }
+
+                        // counted at the servers: which backend ran each primary, which answered
+                        List<String> slowPrimaries = b0.gets.stream()
+                                .filter(e -> e.attempt == 1 && !e.request.equals("first"))
+                                .map(e -> e.request)
+                                .toList();
+                        assertThat(slowPrimaries)
+                                .as("round robin sends the slow backend some primaries")
+                                .isNotEmpty();
+                        for (String request : slowPrimaries) {
+                            assertThat(replies.get(request))
+                                    .as("%s, whose primary went to the slow backend", request)
+                                    .isIn("b1 attempt 2", "b2 attempt 2");
+                        }
+                        assertThat(replies.values()).noneMatch(r -> r.startsWith("b0"));
+                        assertThat(Stream.of(b1, b2)
+                                        .flatMap(b -> b.gets.stream())
+                                        .filter(e -> e.answered)
+                                        .map(e -> e.request))
+                                .as("the fast backends answered every call under test")
+                                .containsAll(replies.keySet());
+
+                        HedgedExecutor executor =
+                                interceptor.executor("test.Echo/Get").orElseThrow();
+                        HedgeStats stats = executor.stats();
+                        assertThat(stats.hedgesWon()).isGreaterThanOrEqualTo(slowPrimaries.size());
+                        assertThat(stats.budgetDenied()).isZero();
+                        // long before the p95 could be trusted: that needs 100 samples of one backend
+                        assertThat(executor.latencyTracker().sampleCount()).isLessThan(100);
+                    });
+        }
     }
 
     @Test

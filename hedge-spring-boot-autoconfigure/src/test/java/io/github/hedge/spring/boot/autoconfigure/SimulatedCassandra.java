@@ -73,6 +73,20 @@ final class SimulatedCassandra implements AutoCloseable {
         node(i).prime(when(INSERT).then(noRows()).delay(delayMs, TimeUnit.MILLISECONDS));
     }
 
+    /** Primes node i to answer {@code query}, one of the test queries, after {@code delayMs}, and the other at once. */
+    void slow(int i, String query, long delayMs) {
+        node(i).clearPrimes(false);
+        for (String q : List.of(SELECT, INSERT)) {
+            node(i).prime(when(q).then(noRows()).delay(q.equals(query) ? delayMs : 0, TimeUnit.MILLISECONDS));
+        }
+    }
+
+    /** @return {@code host:port} of node i, as the wrapped session reports its targets */
+    String address(int i) {
+        InetSocketAddress a = node(i).inetSocketAddress();
+        return a.getHostString() + ":" + a.getPort();
+    }
+
     /** Primes node i to answer at once. */
     void heal(int i) {
         node(i).clearPrimes(false);
@@ -92,6 +106,13 @@ final class SimulatedCassandra implements AutoCloseable {
             }
         }
         return n;
+    }
+
+    /** @return how many times node i received {@code query} */
+    long received(int i, String query) {
+        return node(i).getLogs().getQueryLogs().stream()
+                .filter(log -> query.equals(log.getQuery()))
+                .count();
     }
 
     void clearLogs() {
