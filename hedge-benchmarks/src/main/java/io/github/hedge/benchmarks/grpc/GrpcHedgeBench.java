@@ -50,15 +50,20 @@ import org.HdrHistogram.Recorder;
  * of (call id, backend, attempt), so every mode sees the same draws. A closed loop of {@code
  * --concurrency} client threads calls back to back. Extra load = attempts the servers received /
  * calls - 1. Modes: no hedging ({@code round_robin}); native ({@code hedgingPolicy}, maxAttempts 2,
- * a fixed delay equal to the one hedge-grpc's executor converged to, so it asks for the same hedges); hedge-grpc untuned ({@code
- * HedgingClientInterceptor.ofDefaults()}: p96 delay, 5% budget, maxAttempts 2, with {@code
+ * a fixed delay: the quantile of the unhedged latency measured alongside that matches hedge-grpc's
+ * extra load in the warm stationary scenario, so it asks for as many hedges); hedge-grpc untuned
+ * ({@code HedgingClientInterceptor.ofDefaults()}: p96 delay, 5% budget, maxAttempts 2, with {@code
  * hedge_round_robin}).
  *
  * <p>Scenarios: stationary; a 5x latency shift halfway; backend 0 ten times slower; every server
- * sending response headers at once (before its latency). Prints a Markdown report to stdout.
+ * sending response headers at once (before its latency). With {@code --cold}, instead of the last
+ * three: cold start, a new channel per mode and round measured from its first call, its first {@code
+ * --cold-calls} calls reported apart from the rest ({@link #coldReport()}). Prints a Markdown report
+ * to stdout.
  *
  * <pre>
- * java -cp hedge-benchmarks/target/hedge-sim.jar io.github.hedge.benchmarks.grpc.GrpcHedgeBench [--seconds 20] [--concurrency 8]
+ * java -cp hedge-benchmarks/target/hedge-sim.jar io.github.hedge.benchmarks.grpc.GrpcHedgeBench [--segment 5] [--rounds 4] [--concurrency 8]
+ * java -cp hedge-benchmarks/target/hedge-sim.jar io.github.hedge.benchmarks.grpc.GrpcHedgeBench --cold [--cold-rounds 10] [--cold-seconds 5] [--cold-calls 2000]
  * </pre>
  */
 public final class GrpcHedgeBench {
@@ -66,6 +71,7 @@ public final class GrpcHedgeBench {
     static final double XM_MS = 2.0;
     static final double ALPHA = 1.5;
     static final double CAP_MS = 2000;
+    static final String METHOD = "hedge.bench.Bench/Get";
 
     // ------------------------------------------------------------------ servers
 
@@ -74,9 +80,11 @@ public final class GrpcHedgeBench {
         volatile double globalFactor = 1.0;
         final double[] backendFactor = new double[BACKENDS];
         volatile boolean earlyHeaders;
-        final AtomicLong executions = new AtomicLong();
-        final AtomicLong hedges = new AtomicLong();
-        final AtomicLong hedgesOnUsedBackend = new AtomicLong();
+        /** What the servers received for the first {@link #headCalls} calls of a segment, and for the rest. */
+        final Received[] parts = {new Received(), new Received()};
+        /** Calls of a segment (by start order) counted in {@code parts[0]}; 0 = every call in {@code parts[1]}. */
+        volatile long headCalls;
+
         final ConcurrentHashMap<Long, Integer> backendsOfCall = new ConcurrentHashMap<>();
         volatile AtomicLongArray execsPerSecond = new AtomicLongArray(1);
         volatile long runStartNanos;
@@ -92,14 +100,29 @@ public final class GrpcHedgeBench {
             earlyHeaders = false;
         }
 
-        void resetCounters(int seconds) {
+        void resetCounters(int seconds, long headCalls) {
             counting = false;
-            executions.set(0);
-            hedges.set(0);
-            hedgesOnUsedBackend.set(0);
+            for (Received r : parts) {
+                r.executions.set(0);
+                r.hedges.set(0);
+                r.hedgesOnUsedBackend.set(0);
+            }
+            this.headCalls = headCalls;
             backendsOfCall.clear();
             execsPerSecond = new AtomicLongArray(seconds + 2);
         }
+
+        /** @return 0 for a call among the segment's first {@link #headCalls}, else 1 */
+        int partOf(long id) {
+            return CallIds.indexOf(id) <= headCalls ? 0 : 1;
+        }
+    }
+
+    /** Attempts the servers received, and how many were a call's later attempts (hedges). */
+    static final class Received {
+        final AtomicLong executions = new AtomicLong();
+        final AtomicLong hedges = new AtomicLong();
+        final AtomicLong hedgesOnUsedBackend = new AtomicLong();
     }
 
     static final Context.Key<Integer> ATTEMPT = Context.key("attempt");
@@ -133,8 +156,9 @@ public final class GrpcHedgeBench {
         public void get(BenchRequest request, StreamObserver<BenchReply> out) {
             int attempt = ATTEMPT.get();
             long id = request.getId();
+            Received received = world.parts[world.partOf(id)];
             if (world.counting) {
-                world.executions.incrementAndGet();
+                received.executions.incrementAndGet();
                 int sec = (int) ((System.nanoTime() - world.runStartNanos) / 1_000_000_000L);
                 AtomicLongArray per = world.execsPerSecond;
                 if (sec >= 0 && sec < per.length()) {
@@ -152,9 +176,9 @@ public final class GrpcHedgeBench {
                 return mask | bit;
             });
             if (repeat[0] && world.counting) {
-                world.hedges.incrementAndGet();
+                received.hedges.incrementAndGet();
                 if (repeat[1]) {
-                    world.hedgesOnUsedBackend.incrementAndGet();
+                    received.hedgesOnUsedBackend.incrementAndGet();
                 }
             }
             double ms = drawMillis(id, index, attempt) * world.globalFactor * world.backendFactor[index];
@@ -290,16 +314,9 @@ public final class GrpcHedgeBench {
         return b.build();
     }
 
-    /**
-     * One client configuration with its own channel (kept across segments, so hedge-grpc's latency
-     * estimates and balancer state stay warm) and the figures of its measured segments.
-     */
-    final class Lane {
+    /** The figures of measured calls, pooled over segments. */
+    static class Figures {
         final String label;
-        final Mode mode;
-        final ManagedChannel channel;
-        final BenchGrpc.BenchBlockingStub stub;
-        final HedgingClientInterceptor interceptor;
         final Histogram latencyMicros = new Histogram(3);
         long calls;
         long executions;
@@ -308,12 +325,8 @@ public final class GrpcHedgeBench {
         long failures;
         double[] extraPerSecond = new double[0];
 
-        Lane(String label, Mode mode, double nativeDelayMs) {
+        Figures(String label) {
             this.label = label;
-            this.mode = mode;
-            this.channel = channel(mode, nativeDelayMs);
-            this.interceptor = mode == Mode.HEDGE ? lastInterceptor : null;
-            this.stub = BenchGrpc.newBlockingStub(channel);
         }
 
         double extraLoad() {
@@ -336,11 +349,32 @@ public final class GrpcHedgeBench {
         double sameBackendShare() {
             return hedges == 0 ? 0 : (double) hedgesOnUsedBackend / hedges;
         }
+    }
+
+    /**
+     * One client configuration with its own channel (kept across segments, so hedge-grpc's latency
+     * estimates and balancer state stay warm) and the figures of its measured segments.
+     */
+    final class Lane extends Figures {
+        final Mode mode;
+        final double nativeDelayMs;
+        final ManagedChannel channel;
+        final BenchGrpc.BenchBlockingStub stub;
+        final HedgingClientInterceptor interceptor;
+
+        Lane(String label, Mode mode, double nativeDelayMs) {
+            super(label);
+            this.mode = mode;
+            this.nativeDelayMs = nativeDelayMs;
+            this.channel = channel(mode, nativeDelayMs);
+            this.interceptor = mode == Mode.HEDGE ? lastInterceptor : null;
+            this.stub = BenchGrpc.newBlockingStub(channel);
+        }
 
         void close() throws InterruptedException {
             if (interceptor != null) {
                 interceptor
-                        .executor("hedge.bench.Bench/Get")
+                        .executor(METHOD)
                         .ifPresent(e -> System.err.printf(
                                 Locale.ROOT,
                                 "  %s executor: %s, delay now %.2f ms%n",
@@ -365,7 +399,7 @@ public final class GrpcHedgeBench {
                     failures);
             if (interceptor != null) {
                 interceptor
-                        .executor("hedge.bench.Bench/Get")
+                        .executor(METHOD)
                         .ifPresent(e -> System.err.printf(
                                 Locale.ROOT,
                                 "  executor since the lane began: %s, delay now %.2f ms%n",
@@ -381,6 +415,11 @@ public final class GrpcHedgeBench {
     private final int warmupSeconds;
     private final int concurrency;
     private final int shiftSeconds;
+    /** The cold-start report ({@code --cold}): rounds, seconds per channel, calls in its first part. */
+    int coldRounds;
+
+    int coldSeconds;
+    int coldCalls;
 
     GrpcHedgeBench(int segmentSeconds, int rounds, int warmupSeconds, int concurrency, int shiftSeconds) {
         this.segmentSeconds = segmentSeconds;
@@ -396,11 +435,22 @@ public final class GrpcHedgeBench {
      */
     void segment(Lane lane, int seconds, boolean measure, java.util.function.IntConsumer atSecond)
             throws InterruptedException {
-        world.resetCounters(seconds);
+        segment(lane, seconds, atSecond, 0, null, measure ? lane : null);
+    }
+
+    /**
+     * Runs the closed loop on one lane for {@code seconds}; adds the figures of its first {@code
+     * headCalls} calls (by start order) to {@code head}, those of the rest to {@code tail} (null: not
+     * measured).
+     */
+    void segment(
+            Lane lane, int seconds, java.util.function.IntConsumer atSecond, long headCalls, Figures head, Figures tail)
+            throws InterruptedException {
+        world.resetCounters(seconds, headCalls);
         AtomicLong ids = new AtomicLong(CallIds.next());
-        Recorder recorder = new Recorder(3);
-        AtomicLong calls = new AtomicLong();
-        AtomicLong failures = new AtomicLong();
+        Recorder[] recorders = {new Recorder(3), new Recorder(3)};
+        AtomicLongArray calls = new AtomicLongArray(2);
+        AtomicLongArray failures = new AtomicLongArray(2);
         AtomicLongArray callsPerSecond = new AtomicLongArray(seconds + 2);
         AtomicBoolean stop = new AtomicBoolean();
         world.runStartNanos = System.nanoTime();
@@ -410,8 +460,9 @@ public final class GrpcHedgeBench {
             Thread th = new Thread(() -> {
                 while (!stop.get()) {
                     long id = ids.incrementAndGet();
+                    int part = world.partOf(id);
                     long start = System.nanoTime();
-                    calls.incrementAndGet();
+                    calls.incrementAndGet(part);
                     int sec = (int) ((start - world.runStartNanos) / 1_000_000_000L);
                     if (sec >= 0 && sec < callsPerSecond.length()) {
                         callsPerSecond.incrementAndGet(sec);
@@ -421,9 +472,9 @@ public final class GrpcHedgeBench {
                                 .withDeadlineAfter(10, TimeUnit.SECONDS)
                                 .get(BenchRequest.newBuilder().setId(id).build());
                     } catch (RuntimeException e) {
-                        failures.incrementAndGet();
+                        failures.incrementAndGet(part);
                     }
-                    recorder.recordValue(Math.max(1, (System.nanoTime() - start) / 1000));
+                    recorders[part].recordValue(Math.max(1, (System.nanoTime() - start) / 1000));
                 }
             });
             th.setDaemon(true);
@@ -439,29 +490,41 @@ public final class GrpcHedgeBench {
             th.join(15_000);
         }
         world.counting = false;
-        if (!measure) {
+        Figures[] into = {head, tail};
+        for (int p = 0; p < into.length; p++) {
+            if (into[p] != null) {
+                into[p].latencyMicros.add(recorders[p].getIntervalHistogram());
+                into[p].calls += calls.get(p);
+                into[p].failures += failures.get(p);
+                into[p].executions += world.parts[p].executions.get();
+                into[p].hedges += world.parts[p].hedges.get();
+                into[p].hedgesOnUsedBackend += world.parts[p].hedgesOnUsedBackend.get();
+            }
+        }
+        if (tail == null) {
             return;
         }
-        lane.latencyMicros.add(recorder.getIntervalHistogram());
-        lane.calls += calls.get();
-        lane.failures += failures.get();
-        lane.executions += world.executions.get();
-        lane.hedges += world.hedges.get();
-        lane.hedgesOnUsedBackend += world.hedgesOnUsedBackend.get();
         double[] perSecond = new double[seconds];
         for (int s = 0; s < seconds; s++) {
             long c = callsPerSecond.get(s);
             perSecond[s] = c == 0 ? 0 : (double) world.execsPerSecond.get(s) / c - 1.0;
         }
-        lane.extraPerSecond = perSecond;
+        tail.extraPerSecond = perSecond;
     }
 
     /** Call ids never repeat across segments, so no segment inherits another's per-call state. */
     static final class CallIds {
+        static final long STEP = 1L << 40;
         static final AtomicLong BASE = new AtomicLong();
 
+        /** @return a new segment's base; its calls are base + 1, base + 2, ... */
         static long next() {
-            return BASE.addAndGet(1L << 40);
+            return BASE.addAndGet(STEP);
+        }
+
+        /** @return the call's number within its segment, from 1 */
+        static long indexOf(long id) {
+            return id & (STEP - 1);
         }
     }
 
@@ -488,8 +551,24 @@ public final class GrpcHedgeBench {
         int warmup = 3;
         int concurrency = 8;
         int shift = 20;
+        boolean cold = false;
+        int coldRounds = 10;
+        int coldSeconds = 5;
+        int coldCalls = 2000;
         for (int i = 0; i < args.length; i++) {
             switch (args[i]) {
+                case "--cold":
+                    cold = true;
+                    break;
+                case "--cold-rounds":
+                    coldRounds = Integer.parseInt(args[++i]);
+                    break;
+                case "--cold-seconds":
+                    coldSeconds = Integer.parseInt(args[++i]);
+                    break;
+                case "--cold-calls":
+                    coldCalls = Integer.parseInt(args[++i]);
+                    break;
                 case "--segment":
                     segment = Integer.parseInt(args[++i]);
                     break;
@@ -508,7 +587,8 @@ public final class GrpcHedgeBench {
                 default:
                     throw new IllegalArgumentException(
                             "usage: GrpcHedgeBench [--segment S] [--rounds R] [--warmup S] [--concurrency N]"
-                                    + " [--shift-seconds S>=10]; unknown " + args[i]);
+                                    + " [--shift-seconds S>=10] [--cold [--cold-rounds R] [--cold-seconds S]"
+                                    + " [--cold-calls N]]; unknown " + args[i]);
             }
         }
         if (shift < 10) {
@@ -516,6 +596,9 @@ public final class GrpcHedgeBench {
         }
         registerResolver();
         GrpcHedgeBench bench = new GrpcHedgeBench(segment, rounds, warmup, concurrency, shift);
+        bench.coldRounds = coldRounds;
+        bench.coldSeconds = coldSeconds;
+        bench.coldCalls = coldCalls;
         ScheduledExecutorService timer = Executors.newScheduledThreadPool(2, r -> {
             Thread t = new Thread(r, "bench-server-timer");
             t.setDaemon(true);
@@ -534,7 +617,11 @@ public final class GrpcHedgeBench {
         }
         TARGETS.put("bench", addrs);
         try {
-            bench.report();
+            if (cold) {
+                bench.coldReport();
+            } else {
+                bench.report();
+            }
         } finally {
             for (Server s : servers) {
                 s.shutdownNow();
@@ -543,8 +630,12 @@ public final class GrpcHedgeBench {
         }
     }
 
-    void report() throws InterruptedException {
-        // stationary, phase 1: none and hedge-grpc interleaved; native's fixed delay is then the
+    /**
+     * The stationary scenario, warm: returns [none, native, hedge-grpc] with native's fixed delay
+     * tuned to hedge-grpc's extra load.
+     */
+    List<Lane> stationary() throws InterruptedException {
+        // phase 1: none and hedge-grpc interleaved; native's fixed delay is then the
         // (1 - extra load) quantile of the unhedged latency measured alongside, so that it asks for as
         // many hedges as hedge-grpc sent. Phase 2 measures the three interleaved.
         world.resetScenario();
@@ -592,7 +683,14 @@ public final class GrpcHedgeBench {
                     String.format(Locale.ROOT, "stationary / native (delay %.2f ms)", delay), Mode.NATIVE, delay);
             interleave(List.of(none, nat, hedge));
         }
-        List<Lane> stationary = List.of(none, nat, hedge);
+        return List.of(none, nat, hedge);
+    }
+
+    void report() throws InterruptedException {
+        List<Lane> stationary = stationary();
+        Lane nat = stationary.get(1);
+        Lane hedge = stationary.get(2);
+        double delay = nat.nativeDelayMs;
 
         // 5x shift halfway through one continuous run per mode
         int shiftAt = shiftSeconds / 2;
@@ -635,33 +733,9 @@ public final class GrpcHedgeBench {
             l.close();
         }
 
-        StringBuilder out = new StringBuilder();
-        out.append(String.format(
-                Locale.ROOT,
-                "GrpcHedgeBench: 3 grpc-netty backends on 127.0.0.1, Pareto(xm %.1f ms, alpha %.1f) per (call, backend,"
-                        + " attempt), closed loop of %d threads; modes interleaved in %d rounds of %d s segments after"
-                        + " %d s warm-up each (the shift runs: %d s continuous)%n%n",
-                XM_MS,
-                ALPHA,
-                concurrency,
-                rounds,
-                segmentSeconds,
-                warmupSeconds,
-                shiftSeconds));
-        out.append("| scenario / mode | calls | p50 ms | p99 ms | p999 ms | extra load | hedges on a used backend |\n");
-        out.append("|---|---:|---:|---:|---:|---:|---:|\n");
-        for (Lane r : all) {
-            out.append(String.format(
-                    Locale.ROOT,
-                    "| %s | %d | %.2f | %.2f | %.2f | %.2f%% | %s |%n",
-                    r.label,
-                    r.calls,
-                    r.ms(50),
-                    r.ms(99),
-                    r.ms(99.9),
-                    100 * r.extraLoad(),
-                    r.hedges == 0 ? "-" : String.format(Locale.ROOT, "%.1f%%", 100 * r.sameBackendShare())));
-        }
+        StringBuilder out = new StringBuilder(header());
+        out.append(String.format(Locale.ROOT, " (the shift runs: %d s continuous)%n%n", shiftSeconds));
+        table(out, all);
         out.append("\nExtra load per second after the 5x shift:\n\n");
         out.append("| s after shift | native | hedge-grpc |\n|---:|---:|---:|\n");
         for (int s = shiftAt; s < shiftSeconds; s++) {
@@ -724,6 +798,138 @@ public final class GrpcHedgeBench {
                 nativeEarly.ms(99.9),
                 hedgeEarly.ms(99.9) / nativeEarly.ms(99.9)));
         System.out.print(out);
+    }
+
+    /**
+     * Cold start: in every round each mode gets a new channel (hedge-grpc a new interceptor too: a
+     * fresh executor, tracker and budget) and is measured from its first call for {@link
+     * #coldSeconds}; its first {@link #coldCalls} calls and the rest are pooled apart over the rounds.
+     * The modes take turns within a round, in an order rotated every round. The JVM is warm: the
+     * stationary calibration that fixes native's delay runs first.
+     */
+    void coldReport() throws InterruptedException {
+        List<Lane> stationary = stationary();
+        double delay = stationary.get(1).nativeDelayMs;
+        String hedgeDelay = stationary
+                .get(2)
+                .interceptor
+                .executor(METHOD)
+                .map(e ->
+                        String.format(Locale.ROOT, "%.2f ms (%s)", e.currentDelayNanos() / 1e6, e.currentDelaySource()))
+                .orElse("-");
+        for (Lane l : stationary) {
+            l.close();
+        }
+        Mode[] modes = Mode.values();
+        String[] names = {"none", String.format(Locale.ROOT, "native (delay %.2f ms)", delay), "hedge-grpc"};
+        List<Figures> parts = new ArrayList<>(); // first calls of each mode, then the rest of each
+        for (String part : List.of("first " + coldCalls + " calls", "after them")) {
+            for (String name : names) {
+                parts.add(new Figures("cold: " + part + " / " + name));
+            }
+        }
+        world.resetScenario();
+        for (int r = 0; r < coldRounds; r++) {
+            for (int i = 0; i < modes.length; i++) {
+                int m = (r + i) % modes.length;
+                Lane lane = new Lane("cold round " + (r + 1) + " / " + names[m], modes[m], delay);
+                segment(lane, coldSeconds, NOTHING, coldCalls, parts.get(m), parts.get(modes.length + m));
+                lane.close();
+            }
+        }
+
+        StringBuilder out = new StringBuilder(header());
+        out.append(String.format(
+                Locale.ROOT,
+                " (the stationary calibration, below); then %d cold rounds: in each, every mode on a NEW channel"
+                        + " (hedge-grpc: a new HedgingClientInterceptor.ofDefaults(), so a fresh executor, tracker"
+                        + " and budget) measured from its very first call for %d s, modes in turn, order rotated"
+                        + " every round. The first %d calls of each channel and the calls after them are pooled"
+                        + " apart. The JVM, its JIT and the servers are warm; the channel is cold (connections,"
+                        + " balancer, hedge-grpc's tracker and budget).%n%n",
+                coldRounds,
+                coldSeconds,
+                coldCalls));
+        out.append(String.format(
+                Locale.ROOT,
+                "Native's fixed delay: %.2f ms, by the bench's existing rule: the (1 - e) quantile of the unhedged"
+                        + " latency measured alongside hedge-grpc in the warm stationary calibration, e = hedge-grpc's"
+                        + " extra load there (aimed again by the miss while native's extra load landed below"
+                        + " hedge-grpc's or more than 0.5 pp above it, at most three times). It is fixed before the"
+                        + " first cold round: no cold round's figures choose it. For reference, hedge-grpc's executor"
+                        + " delay at the end of the calibration: %s.%n%n",
+                delay,
+                hedgeDelay));
+        out.append("Warm stationary calibration (its last phase):\n\n");
+        table(out, stationary);
+        out.append(String.format(Locale.ROOT, "%nCold start, pooled over %d rounds:%n%n", coldRounds));
+        table(out, parts);
+        out.append("\nfailed calls (first part / after):");
+        for (int m = 0; m < modes.length; m++) {
+            out.append(String.format(
+                    Locale.ROOT,
+                    " %s %d / %d;",
+                    names[m],
+                    parts.get(m).failures,
+                    parts.get(modes.length + m).failures));
+        }
+        out.append("\n\nTarget: hedge-grpc p99.9 <= 1.1x native's at equal extra load (equal: within 0.5 pp, or"
+                + " hedge-grpc's lower), in both parts:\n\n");
+        for (int k = 0; k < 2; k++) {
+            Figures h = parts.get(k * modes.length + Mode.HEDGE.ordinal());
+            Figures n = parts.get(k * modes.length + Mode.NATIVE.ordinal());
+            double ratio = h.ms(99.9) / n.ms(99.9);
+            double diff = h.extraLoad() - n.extraLoad();
+            out.append(String.format(
+                    Locale.ROOT,
+                    "- %s: p99.9 hedge-grpc %.2f ms / native %.2f ms = %.3fx at extra load %.2f%% vs %.2f%% (%s): %s%n",
+                    k == 0 ? "first " + coldCalls + " calls" : "after them",
+                    h.ms(99.9),
+                    n.ms(99.9),
+                    ratio,
+                    100 * h.extraLoad(),
+                    100 * n.extraLoad(),
+                    Math.abs(diff) <= 0.005
+                            ? "equal within 0.5 pp"
+                            : diff < 0 ? "hedge-grpc's lower" : "hedge-grpc's higher: not at equal extra load",
+                    ratio <= 1.1 && diff <= 0.005 ? "MET" : "NOT MET"));
+        }
+        System.out.print(out);
+    }
+
+    /** @return the setup, for the first line of a report */
+    String header() {
+        return String.format(
+                Locale.ROOT,
+                "GrpcHedgeBench: 3 grpc-netty backends on 127.0.0.1, Pareto(xm %.1f ms, alpha %.1f) per (call, backend,"
+                        + " attempt), closed loop of %d threads; modes interleaved in %d rounds of %d s segments after"
+                        + " %d s warm-up each",
+                XM_MS,
+                ALPHA,
+                concurrency,
+                rounds,
+                segmentSeconds,
+                warmupSeconds);
+    }
+
+    /** Appends a Markdown table of the figures. */
+    static void table(StringBuilder out, List<? extends Figures> rows) {
+        out.append(
+                "| scenario / mode | calls | p50 ms | p99 ms | p999 ms | extra load | hedges | hedges on a used backend |\n");
+        out.append("|---|---:|---:|---:|---:|---:|---:|---:|\n");
+        for (Figures r : rows) {
+            out.append(String.format(
+                    Locale.ROOT,
+                    "| %s | %d | %.2f | %.2f | %.2f | %.2f%% | %d | %s |%n",
+                    r.label,
+                    r.calls,
+                    r.ms(50),
+                    r.ms(99),
+                    r.ms(99.9),
+                    100 * r.extraLoad(),
+                    r.hedges,
+                    r.hedges == 0 ? "-" : String.format(Locale.ROOT, "%.1f%%", 100 * r.sameBackendShare())));
+        }
     }
 
     private static double average(double[] v, int from) {
