@@ -188,6 +188,23 @@ class HedgeSpeculativeExecutionPolicyTest {
     }
 
     @Test
+    void should_send_no_speculative_execution_from_a_new_session_when_max_extra_load_is_zero() {
+        sim.slow(0, INSERT, 100);
+        try (CqlSession session = sim.session(hedgeDefaults(true)
+                        .andThen(b -> b.withDouble(HedgeDriverOption.MAX_EXTRA_LOAD, 0.0))::apply)) {
+            for (int k = 0; k < 10; k++) {
+                session.execute(select(k).setIdempotent(true));
+            }
+            for (int k = 0; k < 40; k++) {
+                session.execute(insert(k).setIdempotent(true));
+            }
+            // zero means zero: no starting tokens at a ratio of 0, counted where the inserts ran
+            assertThat(Arrays.stream(sim.received(INSERT)).sum()).isEqualTo(40);
+            assertThat(policy(session, "default").stats().sent()).isZero();
+        }
+    }
+
+    @Test
     void should_wait_on_the_slow_node_until_the_first_estimate_when_warm_up_is_off() {
         sim.slow(0, INSERT, 300);
         try (CqlSession session = sim.session(hedgeDefaults(false))) {

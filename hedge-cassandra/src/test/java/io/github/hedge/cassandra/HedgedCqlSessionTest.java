@@ -94,12 +94,17 @@ class HedgedCqlSessionTest {
     /** Reads a new session makes before the inserts under test: enough for two answers of a node. */
     private static final int FIRST_ANSWERS = 10;
 
-    private static List<CallCompleted> firstInsertsStartedOnTheSlowNode(HedgedCqlSession session, int count) {
-        // answers first, from a statement the slow node answers fast: before any answer nothing is
-        // known, the warm-up sends no hedge, and each node's first answer measured its connection
+    /**
+     * Reads a new session makes first, answered fast by every node: before any answer nothing is
+     * known and the warm-up sends no hedge, and each node's first answer measured its connection.
+     */
+    private static void firstAnswers(HedgedCqlSession session) {
         for (int k = 0; k < FIRST_ANSWERS; k++) {
             session.execute(select(k).setIdempotent(true));
         }
+    }
+
+    private static List<CallCompleted> firstInsertsStartedOnTheSlowNode(HedgedCqlSession session, int count) {
         List<CallCompleted> calls = record(session);
         for (int k = 0; k < count; k++) {
             session.execute(insert(k).setIdempotent(true));
@@ -252,6 +257,7 @@ class HedgedCqlSessionTest {
         sim.slow(0, INSERT, 1000);
         // the builder's defaults: no estimate yet, so the warm-up delay and the budget's initial tokens
         HedgedCqlSession session = HedgedCqlSession.builder(driver).build();
+        firstAnswers(session);
         List<CallCompleted> onSlow = firstInsertsStartedOnTheSlowNode(session, 60);
         // no call waited for the slow node: each that started there was won by a hedge elsewhere
         assertThat(onSlow).allSatisfy(c -> {
@@ -298,6 +304,7 @@ class HedgedCqlSessionTest {
         HedgedCqlSession session = HedgedCqlSession.builder(driver)
                 .latencyAware(LatencyAwareOptions.disabled())
                 .build();
+        firstAnswers(session);
         List<CallCompleted> onSlow = firstInsertsStartedOnTheSlowNode(session, 30);
         assertThat(onSlow).isNotEmpty().allSatisfy(c -> {
             assertThat(c.winningAttempt()).isEqualTo(2);
@@ -519,9 +526,8 @@ class HedgedCqlSessionTest {
                         .build())
                 .build();
         List<CallCompleted> onSlow = firstInsertsStartedOnTheSlowNode(session, 60);
-        // the 60 inserts and the reads that give the session its first answers
-        assertThat(session.executor().stats().calls()).isEqualTo(60 + FIRST_ANSWERS);
-        assertThat(session.executor().stats().successes()).isEqualTo(60 + FIRST_ANSWERS);
+        assertThat(session.executor().stats().calls()).isEqualTo(60);
+        assertThat(session.executor().stats().successes()).isEqualTo(60);
         assertThat(onSlow).hasSizeLessThanOrEqualTo(5);
         awaitNoPendingAttempts(session);
     }
