@@ -1,5 +1,6 @@
 package io.github.hedge.benchmarks.sim;
 
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
@@ -120,6 +121,60 @@ public final class CliArgs {
     }
 
     /**
+     * @param name an option holding numbers separated by commas
+     * @param def the numbers used when it is not given
+     * @param min the least value allowed
+     * @param max the largest value allowed
+     * @return its numbers, in order, or a copy of {@code def}
+     */
+    public double[] numbers(String name, double[] def, double min, double max) {
+        String v = values.get(name);
+        if (v == null) {
+            return def.clone();
+        }
+        String[] parts = v.split(",", -1);
+        double[] out = new double[parts.length];
+        for (int i = 0; i < parts.length; i++) {
+            try {
+                out[i] = Double.parseDouble(parts[i].trim());
+            } catch (NumberFormatException e) {
+                throw new UsageException("--" + name + " must be numbers separated by commas, was '" + v + "'");
+            }
+            if (!(out[i] >= min && out[i] <= max)) {
+                throw new UsageException("--" + name + " must be in [" + min + ", " + max + "], was " + parts[i]);
+            }
+        }
+        return out;
+    }
+
+    /**
+     * @param name an option holding integers separated by commas
+     * @param def the integers used when it is not given
+     * @param min the least value allowed
+     * @param max the largest value allowed
+     * @return its integers, in order, or a copy of {@code def}
+     */
+    public long[] integers(String name, long[] def, long min, long max) {
+        String v = values.get(name);
+        if (v == null) {
+            return def.clone();
+        }
+        String[] parts = v.split(",", -1);
+        long[] out = new long[parts.length];
+        for (int i = 0; i < parts.length; i++) {
+            try {
+                out[i] = Long.parseLong(parts[i].trim().replace("_", ""));
+            } catch (NumberFormatException e) {
+                throw new UsageException("--" + name + " must be integers separated by commas, was '" + v + "'");
+            }
+            if (out[i] < min || out[i] > max) {
+                throw new UsageException("--" + name + " must be in [" + min + ", " + max + "], was " + parts[i]);
+            }
+        }
+        return out;
+    }
+
+    /**
      * @param def the SPEC used when {@code --dist} is not given
      * @return the parsed {@code --dist}
      * @throws UsageException when the SPEC is bad
@@ -130,5 +185,24 @@ public final class CliArgs {
         } catch (IllegalArgumentException e) {
             throw new UsageException(e.getMessage());
         }
+    }
+
+    /**
+     * @param name an option holding SPECs separated by {@code ;}
+     * @param def the SPECs used when it is not given
+     * @return the parsed distributions, in order
+     * @throws UsageException when a SPEC is bad
+     */
+    public List<Distribution> dists(String name, String[] def) {
+        String v = values.get(name);
+        List<Distribution> out = new ArrayList<>();
+        for (String spec : v == null ? def : v.split(";")) {
+            try {
+                out.add(Distribution.parse(spec.trim()));
+            } catch (IllegalArgumentException e) {
+                throw new UsageException(e.getMessage());
+            }
+        }
+        return out;
     }
 }

@@ -88,10 +88,21 @@ public final class ExecutorRun {
             Backend backend,
             VirtualTimeScheduler clock,
             LongConsumer tick) {
-        HedgedExecutor executor = HedgedExecutor.of(
+        return run(executor(name, config, clock), workload, backend, clock, tick);
+    }
+
+    /**
+     * @param name the executor's name
+     * @param config the configuration, to which this adds {@code clock} as scheduler and ticker and
+     *     idempotent-by-default
+     * @param clock a fresh virtual scheduler
+     * @return an executor for {@link #run(HedgedExecutor, Workload, Backend, VirtualTimeScheduler,
+     *     LongConsumer)}
+     */
+    public static HedgedExecutor executor(String name, HedgeConfig.Builder config, VirtualTimeScheduler clock) {
+        return HedgedExecutor.of(
                 name,
                 config.ticker(clock).scheduler(clock).idempotentByDefault(true).build());
-        return run(executor, workload, backend, clock, tick);
     }
 
     /**
@@ -158,12 +169,29 @@ public final class ExecutorRun {
      * @return the backend
      */
     public static Backend delayed(Workload workload, Slowdown slowdown, AttemptTime time) {
+        return timed(
+                workload, (k, req, replica, now) -> workload.latencyMs(k, req) * slowdown.factor(replica, now), time);
+    }
+
+    /**
+     * A backend whose replicas answer each attempt after the latency {@code latency} gives it: the
+     * attempt picks its replica with {@link Workload#replicaFor} (a hedge goes to a replica not
+     * tried yet), reports it, and completes after that many ms of virtual time; cancellation
+     * removes the pending completion. {@link #delayed} is this backend with the workload's draw
+     * times a slowdown.
+     *
+     * @param workload the arrivals and replica choices
+     * @param latency the latency of an attempt on a replica
+     * @param time where the attempts' time is added (see {@link #delayed(Workload, Slowdown, AttemptTime)})
+     * @return the backend
+     */
+    public static Backend timed(Workload workload, AttemptLatency latency, AttemptTime time) {
         return (req, ctx, clock) -> {
             int k = ctx.attemptNumber();
             int replica = workload.replicaFor(k, req, ctx.triedTargets());
             ctx.reportTarget(Workload.NAMES[replica]);
             long now = clock.nanoTime();
-            double ms = workload.latencyMs(k, req) * slowdown.factor(replica, now);
+            double ms = latency.ms(k, req, replica, now);
             CompletableFuture<Object> cf = new CompletableFuture<>();
             var task = clock.schedule(
                     () -> {
@@ -178,6 +206,19 @@ public final class ExecutorRun {
             });
             return cf;
         };
+    }
+
+    /** The latency of one attempt on one replica, for {@link #timed}. */
+    @FunctionalInterface
+    public interface AttemptLatency {
+        /**
+         * @param attempt the attempt number, 1 for the primary
+         * @param request the request index in the workload
+         * @param replica the replica index the attempt went to
+         * @param nowNanos the virtual instant the attempt starts
+         * @return its latency in ms, {@code >= 0}
+         */
+        double ms(int attempt, int request, int replica, long nowNanos);
     }
 
     /**

@@ -9,8 +9,9 @@ import java.util.Set;
 
 /**
  * The command line of {@code hedge-sim.jar}. Results go to stdout (one JSON object with
- * {@code --json}, which {@code shift}, {@code load} and {@code timers} always print), progress and
- * errors to stderr. Exit codes: 0 done, 1 failed, 2 bad command line (bad SPEC included).
+ * {@code --json}, which {@code shift}, {@code load} and {@code timers} always print; {@code
+ * transient} prints a table and writes its JSON lines to the file {@code --json FILE} names),
+ * progress and errors to stderr. Exit codes: 0 done, 1 failed, 2 bad command line (bad SPEC included).
  *
  * <pre>
  * java -jar hedge-sim.jar tail --dist lognormal:0,1 --budget 0.05 --requests 200000 --seed 1 --json
@@ -21,6 +22,7 @@ import java.util.Set;
  * java -jar hedge-sim.jar load --dist lognormal:0,1 --budget 0.05 --requests 200000 --seed 1
  * java -jar hedge-sim.jar timers
  * java -jar hedge-sim.jar sweep --seed 1 > docs/bench-results/sweep.jsonl
+ * java -jar hedge-sim.jar transient --seeds 200 --json hedge-benchmarks/results/transient.jsonl
  * </pre>
  */
 public final class HedgeSim {
@@ -39,6 +41,13 @@ public final class HedgeSim {
             "  timers [--samples N] [--calls N]",
             "  sweep  [--dists SPEC;SPEC...] [--budgets 0.001,0.01,0.05,0.1] [--requests N] [--large-requests N]"
                     + " [--seed S] [--rate R] [--loser-sampling SHARE] [--scope SCOPE]",
+            "  transient [--dists SPEC;SPEC...|none] [--stall SHARE,MIN_MS,MAX_MS|none] [--stall-base SPEC]"
+                    + " [--calls 200,1000,10000] [--rates 1,10,100,1000] [--budget B] [--seeds K] [--seed S]"
+                    + " [--json FILE]",
+            "         cold start: the first N calls of a fresh executor per seed, maxExtraLoad(B) against the"
+                    + " hindsight fixed delay with the same extra load; --dists defaults to sweep's grid, the"
+                    + " stalling third replica (default 0.1,40,250 on " + TransientSim.DEFAULT_STALL_BASE
+                    + ") runs first",
             "SPEC: " + Distribution.FORMS);
 
     private static final String DEFAULT_DIST = "lognormal:0,1";
@@ -86,9 +95,11 @@ public final class HedgeSim {
                     return timers(rest, out);
                 case "sweep":
                     return sweep(rest, out);
+                case "transient":
+                    return transientCommand(rest, out);
                 default:
-                    throw new UsageException(
-                            "unknown command '" + cmd + "' (tail, plot, shift, closed-shift, load, timers, sweep)");
+                    throw new UsageException("unknown command '" + cmd
+                            + "' (tail, plot, shift, closed-shift, load, timers, sweep, transient)");
             }
         } catch (UsageException e) {
             err.println("hedge-sim: " + e.getMessage());
@@ -226,15 +237,7 @@ public final class HedgeSim {
                 rest,
                 Set.of("dists", "budgets", "requests", "large-requests", "seed", "rate", "loser-sampling", "scope"),
                 Set.of("json"));
-        List<Distribution> dists = new java.util.ArrayList<>();
-        String ds = a.string("dists", null);
-        for (String spec : ds == null ? SweepSim.DEFAULT_DISTS : ds.split(";")) {
-            try {
-                dists.add(Distribution.parse(spec.trim()));
-            } catch (IllegalArgumentException e) {
-                throw new UsageException(e.getMessage());
-            }
-        }
+        List<Distribution> dists = a.dists("dists", SweepSim.DEFAULT_DISTS);
         double[] budgets = SweepSim.DEFAULT_BUDGETS;
         String bs = a.string("budgets", null);
         if (bs != null) {
@@ -264,6 +267,58 @@ public final class HedgeSim {
                 scope(a));
         log("sweep: " + dists.size() + " distributions x " + budgets.length + " budgets");
         SweepSim.run(c, out);
+        return 0;
+    }
+
+    private static int transientCommand(List<String> rest, PrintStream out) throws java.io.IOException {
+        CliArgs a = CliArgs.parse(
+                rest,
+                Set.of("dists", "stall", "stall-base", "calls", "rates", "budget", "seeds", "seed", "json"),
+                Set.of());
+        List<TransientSim.Service> services = new java.util.ArrayList<>();
+        String stall = a.string("stall", null);
+        if (!"none".equals(stall)) {
+            double[] st = a.numbers("stall", TransientSim.DEFAULT_STALL, 0, 1e6);
+            if (st.length != 3 || !(st[0] > 0 && st[0] <= 1) || st[2] < st[1]) {
+                throw new UsageException(
+                        "--stall must be SHARE,MIN_MS,MAX_MS with SHARE in (0, 1] and MIN_MS <= MAX_MS,"
+                                + " or none, was '" + stall + "'");
+            }
+            Distribution base;
+            try {
+                base = Distribution.parse(a.string("stall-base", TransientSim.DEFAULT_STALL_BASE));
+            } catch (IllegalArgumentException e) {
+                throw new UsageException(e.getMessage());
+            }
+            services.add(TransientSim.Service.stalling(base, st[0], st[1], st[2]));
+        }
+        if (!"none".equals(a.string("dists", null))) {
+            for (Distribution d : a.dists("dists", SweepSim.DEFAULT_DISTS)) {
+                services.add(TransientSim.Service.of(d));
+            }
+        }
+        if (services.isEmpty()) {
+            throw new UsageException("transient has nothing to run: --dists none and --stall none");
+        }
+        TransientSim.Config c = new TransientSim.Config(
+                services,
+                a.integers("calls", TransientSim.DEFAULT_CALLS, 1, 1_000_000),
+                a.numbers("rates", TransientSim.DEFAULT_RATES, 1e-3, 1e7),
+                a.number("budget", 0.05, 1e-6, 0.999),
+                (int) a.integer("seeds", 200, 1, 100_000),
+                a.integer("seed", 1, Long.MIN_VALUE, Long.MAX_VALUE));
+        String json = a.string("json", null);
+        log("transient: " + services.size() + " services x " + c.rates.length + " rates x " + c.calls.length
+                + " call counts, " + c.seeds + " seeds per cell");
+        if (json == null) {
+            TransientSim.run(c, out, null);
+            return 0;
+        }
+        try (PrintStream j = new PrintStream(
+                java.nio.file.Files.newOutputStream(Path.of(json)), true, java.nio.charset.StandardCharsets.UTF_8)) {
+            TransientSim.run(c, out, j);
+        }
+        log("wrote " + json);
         return 0;
     }
 
