@@ -190,8 +190,8 @@ class HedgeSpeculativeExecutionPolicyTest {
     @Test
     void should_send_no_speculative_execution_from_a_new_session_when_max_extra_load_is_zero() {
         sim.slow(0, INSERT, 100);
-        try (CqlSession session = sim.session(hedgeDefaults(true)
-                        .andThen(b -> b.withDouble(HedgeDriverOption.MAX_EXTRA_LOAD, 0.0))::apply)) {
+        try (CqlSession session = sim.session(
+                hedgeDefaults(true).andThen(b -> b.withDouble(HedgeDriverOption.MAX_EXTRA_LOAD, 0.0))::apply)) {
             for (int k = 0; k < 10; k++) {
                 session.execute(select(k).setIdempotent(true));
             }
