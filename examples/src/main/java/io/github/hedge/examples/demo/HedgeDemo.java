@@ -400,8 +400,9 @@ public final class HedgeDemo {
                                 .budgetRatio(o.budget)
                                 .maxAttempts(o.maxAttempts);
                         if (o.hedgePercentile != DEFAULT_HEDGE_PERCENTILE) {
-                            config.delay(
-                                    DelayPolicy.percentile(o.hedgePercentile).build());
+                            config.delay(DelayPolicy.percentile(o.hedgePercentile)
+                                    .budgetFeedback(true) // as the interceptor's default delay
+                                    .build());
                         }
                         hedging = HedgingClientInterceptor.builder()
                                 .defaults(config.build())
