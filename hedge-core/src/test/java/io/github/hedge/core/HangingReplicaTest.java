@@ -15,9 +15,14 @@ import org.junit.jupiter.params.provider.MethodSource;
  * Issue 6 item 3 (Scylla #3746/#7342): one replica of three hangs (its attempts never answer) and
  * the executor hedges at the p95 of per-attempt latency. A cancelled loser is a censored sample,
  * and a replica whose recent samples are all censored leaves the estimate, so the delay stays at
- * the healthy replicas' p95 in every scope, at every rate, with and without budget and deadline,
- * for 20 virtual minutes. Every delay the policy returns is checked, including the ones computed
- * for a hedge after a primary on the hanging replica ({@code PREVIOUS_TARGET}).
+ * the healthy replicas' p95 in every scope, at every rate, with and without budget and deadline.
+ * Every delay the policy returns is checked, including the ones computed for a hedge after a
+ * primary on the hanging replica ({@code PREVIOUS_TARGET}).
+ *
+ * <p>Each case runs for {@link #simulatedSeconds(int)}: at least 1,200 calls (at 1 call/s the
+ * tracker's window, sized to 1,000 samples, fills and rolls over) and at least four of the
+ * tracker's 30 s windows. Pass {@code -Dhedge.hangingReplica.minutes=20} to run every case for 20
+ * virtual minutes instead (about 4 minutes of CPU).
  */
 class HangingReplicaTest {
     private static final long MS = 1_000_000L;
@@ -38,6 +43,15 @@ class HangingReplicaTest {
             }
         }
         return b.build();
+    }
+
+    /** Virtual seconds per case: max(1,200 calls, 120 s), or the {@code minutes} property. */
+    private static long simulatedSeconds(int callsPerSecond) {
+        Integer minutes = Integer.getInteger("hedge.hangingReplica.minutes");
+        if (minutes != null) {
+            return minutes * 60L;
+        }
+        return Math.max(1_200L / callsPerSecond, 120L);
     }
 
     @ParameterizedTest(name = "{0} calls/s, {1}, budget {2}, deadline {3}")
@@ -78,7 +92,7 @@ class HangingReplicaTest {
         SplittableRandom rnd = new SplittableRandom(callsPerSecond * 31L + scope.ordinal());
         String[] replicas = {"r0", "r1", "r2"}; // r2 hangs
         long gap = 1_000 * MS / callsPerSecond;
-        long calls = 20L * 60 * callsPerSecond;
+        long calls = simulatedSeconds(callsPerSecond) * callsPerSecond;
         for (long i = 0; i < calls; i++) {
             int primary = rnd.nextInt(3);
             int other = rnd.nextInt(2);
