@@ -377,7 +377,6 @@ final class HedgedCall<T> extends CompletableFuture<T> implements DelayContext {
         long wait = -1;
         boolean stop = false;
         boolean denied = false;
-        boolean firstDenial = false;
         boolean queue = false;
         boolean leftQueue = false;
         boolean afterFailure;
@@ -401,7 +400,6 @@ final class HedgedCall<T> extends CompletableFuture<T> implements DelayContext {
                     next = reserveLocked(now);
                 } else {
                     denied = true;
-                    firstDenial = !budgetWait;
                     if (inFlight > 0) {
                         // someone may still answer: wait in line for a token rather than give the hedge up
                         budgetWait = true;
@@ -420,9 +418,6 @@ final class HedgedCall<T> extends CompletableFuture<T> implements DelayContext {
                     }
                 }
             }
-        }
-        if (firstDenial) {
-            denied(prev.number + 1);
         }
         if (leftQueue) {
             engine.deferred.remove(this);
@@ -457,7 +452,7 @@ final class HedgedCall<T> extends CompletableFuture<T> implements DelayContext {
                 }
             }
         } else if (denied) {
-            refusedByBudget();
+            refusedByBudget(prev.number + 1);
         } else {
             startHedge(
                     next,
@@ -616,18 +611,15 @@ final class HedgedCall<T> extends CompletableFuture<T> implements DelayContext {
     }
 
     /**
-     * Publishes {@link BudgetExhausted}: the budget had no token for attempt {@code number}. It is
-     * counted in {@code budgetDenied}, with {@code NotHedged}, once the refusal is final.
+     * The budget refused attempt {@code number} for good: counted in {@code budgetDenied}, and
+     * {@link BudgetExhausted} and {@code NotHedged} published. A hedge that waits for a token is not
+     * refused yet: it is counted here only if the call ends before a token comes.
      */
-    private void denied(int number) {
+    private void refusedByBudget(int number) {
+        engine.budgetDenied.increment();
         if (engine.events.hasListeners(BudgetExhausted.class)) {
             engine.events.publish(new BudgetExhausted(engine.name, callId(), number, engine.ticker.nanoTime()));
         }
-    }
-
-    /** The budget refused a hedge for good: counted, and {@code NotHedged} published. */
-    private void refusedByBudget() {
-        engine.budgetDenied.increment();
         publishNotHedged(NotHedged.Reason.BUDGET_EXHAUSTED);
     }
 
@@ -640,14 +632,16 @@ final class HedgedCall<T> extends CompletableFuture<T> implements DelayContext {
         if (!budgetWait) {
             return;
         }
+        int number;
         synchronized (this) {
             if (!budgetWait) {
                 return;
             }
             budgetWait = false;
+            number = started + 1;
         }
         engine.deferred.remove(this);
-        refusedByBudget();
+        refusedByBudget(number);
     }
 
     private void publishNotHedged(NotHedged.Reason reason) {
@@ -770,8 +764,7 @@ final class HedgedCall<T> extends CompletableFuture<T> implements DelayContext {
         cancel(hedgeT);
         cancel(deadlineT);
         if (deniedNumber > 0) {
-            denied(deniedNumber);
-            refusedByBudget();
+            refusedByBudget(deniedNumber);
         }
         if (pushbackWait >= 0) {
             if (!scheduleHedgeTimer(waitAfter, now, pushbackWait)) {

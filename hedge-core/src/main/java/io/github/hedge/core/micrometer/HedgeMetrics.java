@@ -317,8 +317,11 @@ public final class HedgeMetrics implements MeterBinder, AutoCloseable {
                         Tags.of(TAG_REASON, lower(r)));
             }
             hedgesWon = counter("hedges.won", "calls whose answer came from a hedge", "hedges", Tags.empty());
-            budgetDenied =
-                    counter("budget.denied", "hedges wanted but refused by the hedge budget", "hedges", Tags.empty());
+            budgetDenied = counter(
+                    "budget.denied",
+                    "hedges refused for good by the hedge budget (a hedge that waited and got a token is not one)",
+                    "hedges",
+                    Tags.empty());
             NotHedged.Reason[] notReasons = NotHedged.Reason.values();
             notHedged = new Counter[notReasons.length];
             for (NotHedged.Reason r : notReasons) {
