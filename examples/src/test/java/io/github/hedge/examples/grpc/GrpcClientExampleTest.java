@@ -3,6 +3,7 @@ package io.github.hedge.examples.grpc;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.github.hedge.core.HedgeStats;
 import io.github.hedge.examples.demo.DemoBackends;
 import io.github.hedge.examples.demo.DemoService;
 import io.github.hedge.grpc.HedgingClientInterceptor;
@@ -11,6 +12,7 @@ import io.grpc.ManagedChannel;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
 import io.grpc.stub.ClientCalls;
+import java.util.Arrays;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -33,8 +35,13 @@ class GrpcClientExampleTest {
                             .hasSize(1);
                 }
                 assertThat(hedging.executor(DemoService.METHOD)).isPresent();
-                assertThat(hedging.executor(DemoService.METHOD).get().stats().successes())
-                        .isEqualTo(100);
+                HedgeStats stats = hedging.executor(DemoService.METHOD).get().stats();
+                assertThat(stats.successes()).isEqualTo(100);
+                // replica 3 stalls 30% of its calls for 40-250 ms: hedges go out and some win
+                assertThat(stats.hedgesWon()).as("hedges won").isPositive();
+                // counted at the servers: every call, and every hedge that won, reached one
+                long served = Arrays.stream(backends.received()).sum();
+                assertThat(served).isBetween(100 + stats.hedgesWon(), stats.attempts());
                 assertThat(hedging.executor(DemoService.METHOD).get().config().maxAttempts())
                         .isEqualTo(3);
                 // Put is disabled: not handled by hedge at all (the demo backends do not serve it)
