@@ -110,6 +110,14 @@ class GrpcHedgingTest {
     /** How long a test waits for the servers to see what the client did (cancellations, arrivals). */
     static final Duration SERVER_WAIT = Duration.ofSeconds(20);
 
+    /** Waits until the executor has no call, attempt or timer left: nothing can start after it. */
+    static void awaitSettled(HedgedExecutor executor) {
+        await().atMost(SERVER_WAIT).until(() -> {
+            var stats = executor.stats();
+            return stats.inFlightCalls() == 0 && stats.pendingAttempts() == 0 && stats.pendingTimers() == 0;
+        });
+    }
+
     // ------------------------------------------------------------------------------------------
 
     @Test
@@ -176,14 +184,12 @@ class GrpcHedgingTest {
         for (int i = 0; i < 5; i++) {
             stub.append(req("once-" + i));
         }
-        Thread.sleep(300); // a stray hedge would have reached a server by now
+        HedgedExecutor append = hedging.executor("hedge.test.Echo/Append").orElseThrow();
+        awaitSettled(append); // no timer left: no attempt can start any more
+        assertThat(append.stats().attempts()).isEqualTo(5);
+        assertThat(append.stats().notHedgedNonIdempotent()).isEqualTo(5);
         assertThat(backends.executions).hasSize(5);
         assertThat(backends.executions).allMatch(e -> e.attempt == 1 && !e.cancelled);
-        assertThat(hedging.executor("hedge.test.Echo/Append")
-                        .orElseThrow()
-                        .stats()
-                        .hedgesSent())
-                .isZero();
     }
 
     @Test
@@ -296,6 +302,8 @@ class GrpcHedgingTest {
         backends.behave((b, m, r, a) -> Action.reply(10_000));
         HedgingClientInterceptor hedging = hedging(20).build();
         EchoGrpc.EchoFutureStub stub = EchoGrpc.newFutureStub(channel(hedging, true));
+        long warmUpAttempts =
+                hedging.executor("hedge.test.Echo/Get").orElseThrow().stats().attempts();
 
         ListenableFuture<EchoReply> f = stub.get(req("cancel"));
         await().atMost(SERVER_WAIT).untilAsserted(() -> assertThat(backends.executions("cancel"))
@@ -306,7 +314,12 @@ class GrpcHedgingTest {
         await().atMost(SERVER_WAIT).untilAsserted(() -> assertThat(backends.executions("cancel"))
                 .as("both attempts cancelled on the servers")
                 .allMatch(e -> e.cancelled));
-        Thread.sleep(100);
+        HedgedExecutor get = hedging.executor("hedge.test.Echo/Get").orElseThrow();
+        awaitSettled(get);
+        assertThat(get.stats().cancelled()).isEqualTo(1);
+        assertThat(get.stats().attempts() - warmUpAttempts)
+                .as("attempts of this call")
+                .isEqualTo(2);
         assertThat(backends.executions("cancel")).hasSize(2);
     }
 
@@ -330,12 +343,18 @@ class GrpcHedgingTest {
         backends.behave((b, m, r, a) -> Action.fail(0, Status.INVALID_ARGUMENT.withDescription("bad request")));
         HedgingClientInterceptor hedging = hedging(50).build();
         EchoGrpc.EchoBlockingStub stub = EchoGrpc.newBlockingStub(channel(hedging, true));
+        long warmUpAttempts =
+                hedging.executor("hedge.test.Echo/Get").orElseThrow().stats().attempts();
 
         assertThatThrownBy(() -> stub.get(req("fatal"))).isInstanceOfSatisfying(StatusRuntimeException.class, e -> {
             assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.INVALID_ARGUMENT);
             assertThat(e.getStatus().getDescription()).isEqualTo("bad request");
         });
-        Thread.sleep(150); // past the hedge delay: nothing else may start
+        HedgedExecutor get = hedging.executor("hedge.test.Echo/Get").orElseThrow();
+        awaitSettled(get); // the call ended and its hedge timer is gone: nothing else may start
+        assertThat(get.stats().attempts() - warmUpAttempts)
+                .as("attempts of this call")
+                .isEqualTo(1);
         assertThat(backends.executions("fatal")).hasSize(1);
     }
 
@@ -346,12 +365,18 @@ class GrpcHedgingTest {
         backends.behave((b, m, r, a) -> Action.fail(100, Status.UNAVAILABLE.withDescription("overloaded"), stop));
         HedgingClientInterceptor hedging = hedging(500).build();
         EchoGrpc.EchoBlockingStub stub = EchoGrpc.newBlockingStub(channel(hedging, true));
+        long warmUpAttempts =
+                hedging.executor("hedge.test.Echo/Get").orElseThrow().stats().attempts();
 
         assertThatThrownBy(() -> stub.get(req("pushback-stop")))
                 .isInstanceOfSatisfying(
                         StatusRuntimeException.class,
                         e -> assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.UNAVAILABLE));
-        Thread.sleep(600);
+        HedgedExecutor get = hedging.executor("hedge.test.Echo/Get").orElseThrow();
+        awaitSettled(get);
+        assertThat(get.stats().attempts() - warmUpAttempts)
+                .as("attempts of this call")
+                .isEqualTo(1);
         assertThat(backends.executions("pushback-stop")).hasSize(1);
     }
 
@@ -487,11 +512,17 @@ class GrpcHedgingTest {
         call.sendMessage(req("flow"));
         call.halfClose();
         assertThat(headers.await(10, TimeUnit.SECONDS)).isTrue();
-        Thread.sleep(400); // the losing primary has answered or been cancelled by now
+        HedgedExecutor get = hedging.executor("hedge.test.Echo/Get").orElseThrow();
+        // the hedge's answer reached the client and the losing primary was cancelled at its server
+        await().atMost(SERVER_WAIT).until(() -> get.stats().hedgesWon() == 1);
+        await().atMost(SERVER_WAIT).untilAsserted(() -> assertThat(backends.executions("flow"))
+                .filteredOn(e -> e.attempt == 1)
+                .singleElement()
+                .satisfies(e -> assertThat(e.cancelled).isTrue()));
         assertThat(events).containsExactly("headers");
         call.request(1);
         assertThat(closed.await(10, TimeUnit.SECONDS)).isTrue();
-        Thread.sleep(100);
+        awaitSettled(get);
         assertThat(events).containsExactly("headers", "message:2", "close:OK");
     }
 
