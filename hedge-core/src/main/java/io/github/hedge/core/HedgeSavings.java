@@ -17,8 +17,7 @@ import java.util.Locale;
  * consistent as long as the time a primary is cancelled at does not depend on its own latency
  * (true for a hedge that wins: the cancellation time is the delay plus the hedge's latency). Where
  * the censored data cannot reach a percentile (every primary slower than some point was
- * cancelled), the summary reports the highest sample's bucket: the estimate says "at least this",
- * and the true value can be lower.
+ * cancelled), the percentile is not supported (below) and not reported.
  *
  * <p><b>Accuracy in the deep tail.</b> What places a percentile is the primaries that answered
  * beyond it, and a primary that slow answers only if its hedge was slower still: at a p95 delay on
@@ -42,19 +41,26 @@ import java.util.Locale;
  * values where the estimated survival is {@code (1 - p)(1 ± 2 r)}, r its relative standard error
  * by Greenwood's formula) lies within 10% of the estimate. A tail too thinly observed fails it (at
  * the default settings, p99.9 on most heavy tails), and so does a percentile in a gap between two
- * modes, where a small error in the estimated share of slow calls moves it far. Read an estimate
- * outside the list as a rough figure: it is a 95% interval, not a bound. Measured by the
+ * modes, where a small error in the estimated share of slow calls moves it far.
+ *
+ * <p><b>Contract: supported percentiles only.</b> An estimate the data do not support is never
+ * guessed: {@link #unhedgedEstimate()} holds -1 at that percentile, the Micrometer gauge {@code
+ * hedge.latency.unhedged.estimated} reads NaN, and {@link #toString()} says {@code unsupported}.
+ * For the deep tail, let a share of beaten primaries finish ({@link
+ * HedgeConfig.Builder#loserSampling(double)}) and keep the window long enough to hold thousands of
+ * calls beyond the percentile. Measured by the
  * simulator's sweep (docs/benchmarks.md, sections 2.8 and 2.9, grid seeds 1-20, budgets of at
  * least 0.01): of 992 supported estimates one was off by more than 10% (10.7%) and three by more
  * than 8%; every other estimate off by more than 10% was outside the list. On seed 1 p99 was
- * supported in 37 of the 42 cells and p99.9 in 14 of them. {@link #toString()} marks an
- * unsupported estimate with {@code ~}.
+ * supported in 37 of the 42 cells and p99.9 in 14 of them.
  *
  * <p>All latencies in nanoseconds; -1 where the window holds no sample.
  *
  * @param hedged the calls that succeeded, end to end (the latency callers saw)
  * @param unhedgedEstimate the estimated latency of the same calls without hedging (their
- *     primaries), with {@code count} the primaries in the window, answered or cancelled
+ *     primaries), with {@code count} the primaries in the window, answered or cancelled; -1 at
+ *     each percentile not in {@code supportedPercentiles}; {@code maxNanos} is the longest time a
+ *     primary was seen to run, answered or cancelled
  * @param censoredPrimaries primaries in the window that were cancelled before they answered
  * @param extraLoad extra attempts per call since the executor was created ({@link
  *     HedgeStats#hedgesSent()} / {@link HedgeStats#calls()}), 0 before the first call
@@ -83,8 +89,8 @@ public record HedgeSavings(
     }
 
     /**
-     * @return a line such as {@code "p99 412.0 ms -> 38.0 ms, p99.9 ~980.0 ms -> 61.0 ms for 4.8%
-     *     extra (...)"}, where {@code ~} marks an estimate the data do not support
+     * @return a line such as {@code "p99 412.0 ms -> 38.0 ms, p99.9 unsupported -> 61.0 ms for 4.8%
+     *     extra (...)"}: the unhedged estimate, then what callers saw
      */
     @Override
     public String toString() {
@@ -102,7 +108,7 @@ public record HedgeSavings(
     }
 
     private String estimate(long nanos, double percentile) {
-        return nanos >= 0 && !isEstimateSupported(percentile) ? "~" + ms(nanos) : ms(nanos);
+        return unhedgedEstimate.count() > 0 && !isEstimateSupported(percentile) ? "unsupported" : ms(nanos);
     }
 
     private static String ms(long nanos) {

@@ -72,20 +72,35 @@ class SavingsTest {
         double trueP999 = r.truePercentileNanos(0.999);
         assertThat(s.censoredPrimaries()).isPositive();
         assertThat((double) s.unhedgedEstimate().p99Nanos()).isCloseTo(trueP99, withinPercentage(10));
-        // p99.9 lies where nearly every primary was cancelled (it would need a hedge slower than
-        // p99.9 minus the delay to be seen): the estimate rests on a handful of samples there, and
-        // HedgeSavings documents the sweep's range for it, 0.77x to 1.37x the true value
-        assertThat(s.unhedgedEstimate().p999Nanos()).isGreaterThan(s.hedged().p999Nanos());
-        assertThat((double) s.unhedgedEstimate().p999Nanos()).isBetween(0.77 * trueP999, 1.37 * trueP999);
         assertThat(s.hedged().p99Nanos()).isLessThan((long) (0.8 * trueP99));
+        assertThat(s.hedged().p999Nanos()).isLessThan((long) trueP999);
         assertThat(s.unhedgedEstimate().count()).isEqualTo(calls);
         assertThat(s.extraLoad()).isBetween(0.03, 0.05 * 1.05);
         assertThat(s.toString()).contains("p99 ").contains("extra");
-        // the p99 estimate rests on thousands of answered primaries, p99.9 on a handful: the
-        // savings say which is which, and the summary line marks the rough one with ~
+        // the p99 estimate rests on thousands of answered primaries; p99.9 lies where nearly every
+        // primary was cancelled (seen only behind a hedge slower than p99.9 minus the delay), so it
+        // rests on a handful: supported percentiles only, the other is not guessed
         assertThat(s.supportedPercentiles()).containsExactly(0.5, 0.9, 0.95, 0.99);
         assertThat(s.isEstimateSupported(0.999)).isFalse();
-        assertThat(s.toString()).contains("p99.9 ~").doesNotContain("p99 ~");
+        assertThat(s.unhedgedEstimate().p999Nanos()).isEqualTo(-1);
+        assertThat(s.toString()).contains("p99.9 unsupported -> ").doesNotContain("p99 unsupported");
+    }
+
+    @Test
+    void should_report_no_value_at_any_percentile_the_data_do_not_support_when_losers_are_cancelled() {
+        // 5% of calls take 30 ms, the rest 1 ms: p95 sits on the edge between the modes
+        Run r = run(100_000, 7, 0, rnd -> rnd.nextDouble() < 0.05 ? 30 : 1);
+        HedgeSavings s = r.savings();
+        assertThat(s.supportedPercentiles()).doesNotContain(0.95);
+        for (double p : new double[] {0.5, 0.9, 0.95, 0.99, 0.999}) {
+            long v = valueAt(s.unhedgedEstimate(), p);
+            if (s.isEstimateSupported(p)) {
+                assertThat((double) v).as("supported p%s", p).isCloseTo(r.truePercentileNanos(p), withinPercentage(10));
+            } else {
+                assertThat(v).as("unsupported p%s", p).isEqualTo(-1);
+            }
+        }
+        assertThat(s.unhedgedEstimate().count()).isEqualTo(100_000);
     }
 
     @Test
@@ -112,19 +127,19 @@ class SavingsTest {
     }
 
     @Test
-    void should_estimate_the_unhedged_p999_within_a_tenth_when_a_sample_of_beaten_primaries_finishes() {
-        // Pareto(alpha 1.5, 1 ms): the heavy tail where, without sampling, the p99.9 estimate is off
-        Run r = run(300_000, 5, 0.5, rnd -> Math.pow(1 - rnd.nextDouble(), -1 / 1.5));
+    void should_support_the_unhedged_p999_within_a_tenth_when_a_sample_of_beaten_primaries_finishes() {
+        // the run whose p99.9 is unsupported with every loser cancelled (the first test), with half
+        // the beaten primaries left to finish: the deep tail is observed, not bounded
+        int calls = 300_000;
+        Run r = run(calls, 3, 0.5, rnd -> Math.exp(rnd.nextGaussian()));
         HedgeSavings s = r.savings();
+        assertThat(s.supportedPercentiles()).contains(0.99, 0.999);
         assertThat((double) s.unhedgedEstimate().p99Nanos())
                 .isCloseTo(r.truePercentileNanos(0.99), withinPercentage(10));
         assertThat((double) s.unhedgedEstimate().p999Nanos())
                 .isCloseTo(r.truePercentileNanos(0.999), withinPercentage(10));
         assertThat(s.censoredPrimaries()).isPositive(); // half the beaten primaries were cancelled
-        assertThat(s.hedged().p999Nanos()).isLessThan((long) (0.5 * r.truePercentileNanos(0.999)));
-        // p99.9 of so steep a tail from 300,000 calls: its 95% interval reaches past +-10% of the
-        // estimate, so the savings call it rough even though this estimate lands within a tenth
-        assertThat(s.supportedPercentiles()).containsExactly(0.5, 0.9, 0.95, 0.99);
+        assertThat(s.hedged().p999Nanos()).isLessThan((long) (0.8 * r.truePercentileNanos(0.999)));
     }
 
     @Test

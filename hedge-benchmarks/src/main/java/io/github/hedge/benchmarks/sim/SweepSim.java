@@ -273,7 +273,9 @@ public final class SweepSim {
                 return; // the estimate's target covers budgets of at least 0.01
             }
             String id = c.dist.spec() + " b=" + c.budget;
-            double err = Math.max(Math.abs(p99Ratio - 1), Math.abs(p999Ratio - 1));
+            // only supported percentiles are reported (the others are NaN): judge those
+            double err =
+                    Math.max(supported[0] ? Math.abs(p99Ratio - 1) : 0, supported[1] ? Math.abs(p999Ratio - 1) : 0);
             if (err > worstEstimate) {
                 worstEstimate = err;
                 worstEstimateCell = id;

@@ -263,10 +263,10 @@ public final class TailSim {
         r.fixedAttemptTime = fixedTime.ms() / unhedgedTime;
         r.oracleAttemptTime = oracleTime / unhedgedTime;
         if (saved.unhedgedEstimate().count() > 0) {
-            r.estimatedUnhedged = new double[] {
-                saved.unhedgedEstimate().p99Nanos() / 1e6,
-                saved.unhedgedEstimate().p999Nanos() / 1e6
-            };
+            // an unsupported percentile is not reported (-1): NaN here, null in the JSON
+            long p99 = saved.unhedgedEstimate().p99Nanos();
+            long p999 = saved.unhedgedEstimate().p999Nanos();
+            r.estimatedUnhedged = new double[] {p99 < 0 ? Double.NaN : p99 / 1e6, p999 < 0 ? Double.NaN : p999 / 1e6};
             r.censoredPrimaries = saved.censoredPrimaries();
             r.estimateSupported = new boolean[] {saved.isEstimateSupported(0.99), saved.isEstimateSupported(0.999)};
         }

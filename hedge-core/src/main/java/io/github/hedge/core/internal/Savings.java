@@ -113,8 +113,8 @@ public final class Savings {
                 long[] values = new long[PS.length];
                 double[] errors = new double[PS.length];
                 primaries.valuesAt(PS, values, null, errors);
-                primariesSummary = summary(primaries, values);
                 supported = supported(primaries, values, errors);
+                primariesSummary = supportedOnly(summary(primaries, values), supported);
                 primariesVersion = primaries.version();
             }
             if (calls.version() != callsVersion) {
@@ -213,5 +213,20 @@ public final class Savings {
             return LatencySummary.EMPTY;
         }
         return new LatencySummary(count, values[0], values[1], values[2], values[3], values[4], w.max());
+    }
+
+    /** @return {@code s} with -1 at each percentile not in {@code supported}: no estimate is guessed */
+    static LatencySummary supportedOnly(LatencySummary s, List<Double> supported) {
+        if (s.count() == 0) {
+            return s;
+        }
+        return new LatencySummary(
+                s.count(),
+                supported.contains(PS[0]) ? s.p50Nanos() : -1,
+                supported.contains(PS[1]) ? s.p90Nanos() : -1,
+                supported.contains(PS[2]) ? s.p95Nanos() : -1,
+                supported.contains(PS[3]) ? s.p99Nanos() : -1,
+                supported.contains(PS[4]) ? s.p999Nanos() : -1,
+                s.maxNanos());
     }
 }

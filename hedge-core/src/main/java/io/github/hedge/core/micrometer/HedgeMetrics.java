@@ -92,12 +92,12 @@ import java.util.function.ToLongFunction;
  *       0.5|0.99|0.999</td><td>{@code executor.savings().hedged()}: what callers saw</td></tr>
  *   <tr><td>{@code hedge.latency.unhedged.estimated}</td><td>time gauge, seconds</td>
  *       <td>{@code percentile}: 0.5|0.99|0.999</td><td>{@code executor.savings().unhedgedEstimate()}:
- *       what the same calls would have taken without hedging ({@link HedgeSavings})</td></tr>
+ *       what the same calls would have taken without hedging ({@link HedgeSavings}); NaN where the
+ *       data do not support the estimate</td></tr>
  *   <tr><td>{@code hedge.latency.unhedged.supported}</td><td>gauge, 1 or 0</td>
  *       <td>{@code percentile}: 0.5|0.99|0.999</td><td>1 when the data support that percentile's
  *       estimate ({@link HedgeSavings#isEstimateSupported(double)}: its approximate 95% interval lies
- *       within 10% of it), 0 when the estimate is rough or there is none; plot the estimate where
- *       this is 1</td></tr>
+ *       within 10% of it), 0 when it is not reported</td></tr>
  * </table>
  *
  * <p>The gauges exist only when bound to an executor ({@link #of(HedgedExecutor)}) or when
@@ -502,7 +502,8 @@ public final class HedgeMetrics implements MeterBinder, AutoCloseable {
                                 return v < 0 ? Double.NaN : v;
                             })
                     .description("estimated latency of the same calls without hedging (cancelled primaries as"
-                            + " lower bounds, Kaplan-Meier); see HedgedExecutor.savings()")
+                            + " lower bounds, Kaplan-Meier); NaN where the data do not support it; see"
+                            + " HedgedExecutor.savings()")
                     .tags(outer.commonTags)
                     .tag("percentile", tag)
                     .register(b.registry));
