@@ -292,8 +292,10 @@ public final class HedgeBudget {
     }
 
     /**
-     * A lock-free estimate of how full the bucket is: {@link #availableTokens()} over the latest
-     * cap.
+     * A lock-free estimate of how full the bucket is on its own means: {@link #availableTokens()},
+     * less what is still owed of the initial tokens' advance, over the latest cap. A budget whose
+     * tokens are mostly the advance reads nearly empty, so a delay policy with budget feedback asks
+     * for less while the first deposits go to repaying it.
      *
      * @return in [0, 1]; 1 for {@link #unlimited()}
      */
@@ -302,8 +304,8 @@ public final class HedgeBudget {
             return 1.0;
         }
         long cap = lastCapScaled;
-        long b = Math.min(satAdd(balanceScaled, pendingDeposits()), cap);
-        return Math.max(0, b) / (double) cap;
+        long owned = satAdd(balanceScaled, unaccountedDeposits()) - debtScaled;
+        return Math.max(0, Math.min(owned, cap)) / (double) cap;
     }
 
     /** Deposits not yet accounted, less what they will repay of the advance; lock-free, weakly consistent. */

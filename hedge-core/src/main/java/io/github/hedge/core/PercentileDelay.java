@@ -91,7 +91,7 @@ public final class PercentileDelay implements DelayPolicy {
      * The share of the budget's ratio that the pooled percentile asks for while the budget runs low:
      * demand a little under supply, so the bucket refills.
      */
-    private static final double POOLED_SHARE = 0.95;
+    private static final double POOLED_SHARE = 0.8;
 
     private PercentileDelay(Builder b) {
         this.percentile = b.percentile;
@@ -177,16 +177,18 @@ public final class PercentileDelay implements DelayPolicy {
             if (!perTarget && tracker.sampleCount() >= need) {
                 v = tracker.percentileNanos(percentile);
             }
-        } else if (step > 0 && scope != Scope.CLUSTER) {
-            // the budget runs low: demand is what all the traffic asks for, slow targets included.
-            // A target that stalls a share of its calls puts demand at the targets' own percentile
-            // above the budget (one of three stalling 10%: 7% at a p96), so the delay rises to the
-            // pooled percentile that asks for a little less than the budget supplies, if that is
-            // higher (stale targets' censored samples are left out of it: a hanging target cannot
-            // lift it). Not lower than that: a stall mass just under the budget would put it there
+        } else if (budgetFeedback && scope != Scope.CLUSTER) {
+            // demand is what all the traffic asks for, slow targets included. A target that stalls
+            // a share of its calls puts demand at the targets' own percentile above the budget (one
+            // of three stalling 10%: 8% at a p95), and a budget asked for more than it supplies runs
+            // dry in bursts, denying exactly the stalled calls. So the delay is at least the same
+            // percentile over all the traffic (the feedback's, while the budget runs low), and at
+            // least the one that asks for what the budget supplies (a little less while it runs
+            // low, so the bucket refills). The pooled estimate counts cancelled primaries as the
+            // lower bounds they are, and leaves stale targets' out: a hanging target cannot lift it.
             double ratio = context.budgetRatio();
             if (ratio > 0 && ratio < 1) {
-                double level = 1 - POOLED_SHARE * ratio;
+                double level = Math.max(this.percentile, 1 - (step > 0 ? POOLED_SHARE : 1) * ratio);
                 if (tracker.sampleCount() >= samplesFor(level, minSamples)) {
                     v = Math.max(v, tracker.percentileNanos(level));
                 }
@@ -334,7 +336,11 @@ public final class PercentileDelay implements DelayPolicy {
          *     {@code (1 - ratio)} percentile, demand for hedges equals the budget's supply on average,
          *     so the bucket random-walks and every time it touches zero a slow call is denied its
          *     hedge; aiming a little lower while it is low lets it refill, so a budget on a
-         *     stationary load almost never denies (hedge-benchmarks' sweep)
+         *     stationary load almost never denies (hedge-benchmarks' sweep). With a target-based
+         *     scope the delay is also at least the pooled {@code max(p, 1 - ratio)} percentile
+         *     ({@code max(p, 1 - 0.8 ratio)} while the bucket is low): demand is what all the
+         *     traffic asks for, and one target that stalls a share of its calls would otherwise ask
+         *     for more than the budget supplies
          * @return this
          */
         public Builder budgetFeedback(boolean feedback) {

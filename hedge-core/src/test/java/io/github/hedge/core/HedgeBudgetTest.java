@@ -3,6 +3,7 @@ package io.github.hedge.core;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.offset;
+import static org.assertj.core.api.Assertions.within;
 
 import io.github.hedge.core.testing.VirtualTimeScheduler;
 import java.time.Duration;
@@ -273,6 +274,21 @@ class HedgeBudgetTest {
         assertThat(budget.minPerSecond()).isZero();
         assertThat(budget.tryAcquire()).isFalse();
         assertThat(budget.snapshot().remaining()).isZero();
+    }
+
+    @Test
+    void should_read_its_fill_net_of_the_advance_when_built_with_initial_tokens() {
+        HedgeBudget advanced = virtual().ratio(0.05).initialTokens(20).build();
+        HedgeBudget plain = virtual().ratio(0.05).build();
+        // 20 tokens to spend, all of them owed: the bucket holds nothing of its own yet
+        assertThat(advanced.availableTokens()).isEqualTo(20.0);
+        assertThat(advanced.fill()).isZero();
+        // 400 primaries repay the advance; then the two buckets fill alike
+        for (int i = 0; i < 600; i++) {
+            advanced.recordPrimary();
+            plain.recordPrimary();
+        }
+        assertThat(advanced.fill()).isGreaterThan(0).isEqualTo(plain.fill(), within(1e-9));
     }
 
     @Test

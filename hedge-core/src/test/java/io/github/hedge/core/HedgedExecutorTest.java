@@ -493,6 +493,57 @@ class HedgedExecutorTest {
     }
 
     @Test
+    void should_hedge_a_call_that_started_before_any_latency_was_known_when_the_first_answers_arrive() {
+        // a new executor with the default delay: no hedge before the first latency sample
+        HedgedExecutor ex = executor(config().maxExtraLoad(0.05));
+        Probe stuck = new Probe(time);
+        CompletableFuture<String> first = ex.executeAsync(stuck); // its replica stalls: 500 ms
+        stuck.succeedAfter(1, 500, "late");
+        // other calls answer in 2 ms; a replica's first answer measures its connection, so the
+        // first sample is the second call's answer
+        for (int i = 0; i < 3; i++) {
+            Probe p = new Probe(time);
+            CompletableFuture<String> call = ex.executeAsync(p);
+            p.succeedAfter(1, 2, "fast");
+            time.advance(Duration.ofMillis(5));
+            assertThat(call).isCompletedWithValue("fast");
+        }
+        // once a delay exists, the stuck call, past it already, is hedged at once
+        assertThat(stuck.attempts()).isEqualTo(2);
+        assertThat(stuck.startTimes.get(1)).isLessThanOrEqualTo(15 * MS);
+        stuck.succeedAfter(2, 2, "hedge");
+        time.advance(Duration.ofMillis(5));
+        assertThat(first).isCompletedWithValue("hedge");
+        assertThat(stuck.attempt(1)).isCancelled();
+        assertNoTimerLeft(ex);
+    }
+
+    @Test
+    void should_publish_policy_declined_and_keep_nothing_when_a_call_ends_before_any_latency_was_known() {
+        HedgedExecutor ex = executor(config().maxExtraLoad(0.05));
+        Probe p = new Probe(time);
+        CompletableFuture<String> call = ex.executeAsync(p);
+        p.succeedAfter(1, 3, "only");
+        time.advance(Duration.ofMillis(3));
+        assertThat(call).isCompletedWithValue("only");
+        assertThat(p.attempts()).isEqualTo(1);
+        assertThat(eventsOf(NotHedged.class))
+                .singleElement()
+                .extracting(NotHedged::reason)
+                .isEqualTo(NotHedged.Reason.POLICY_DECLINED);
+        // later answers find no call waiting: nothing else is started, nothing is left armed
+        for (int i = 0; i < 5; i++) {
+            Probe q = new Probe(time);
+            ex.executeAsync(q);
+            q.succeedAfter(1, 2, "v");
+            time.advance(Duration.ofMillis(3));
+        }
+        assertThat(p.attempts()).isEqualTo(1);
+        assertThat(ex.stats().inFlightCalls()).isZero();
+        assertNoTimerLeft(ex);
+    }
+
+    @Test
     void should_not_hedge_when_budget_is_exhausted() {
         HedgedExecutor ex = executor(config().delay(DelayPolicy.fixed(Duration.ofMillis(10)))
                 .budget(HedgeBudget.builder().ratio(0.1).ticker(time).build()));

@@ -76,7 +76,7 @@ public final class Percentiles {
      * @return {@code v} rounded to 4 decimals
      */
     public static double round(double v) {
-        return Math.round(v * 1e4) / 1e4;
+        return Double.isFinite(v) ? Math.round(v * 1e4) / 1e4 : v; // NaN stays NaN: "no value", null in JSON
     }
 
     /**

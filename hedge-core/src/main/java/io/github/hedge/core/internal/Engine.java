@@ -18,7 +18,9 @@ import io.github.resilience4j.core.ContextPropagator;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
 import org.slf4j.Logger;
@@ -56,6 +58,17 @@ public final class Engine {
     final boolean budgetOwned;
     /** Calls whose hedge waits for a budget token, oldest first. */
     final DeferredHedges deferred = new DeferredHedges(this);
+    /**
+     * Calls whose primary started before the executor knew any latency (the delay policy said
+     * "warming up, no sample yet"): each answer asks the policy again for them, so the first calls
+     * of a new executor are hedged once a delay exists instead of never. At most {@link
+     * #MAX_AWAITING_DELAY}; a call leaves when it is armed or ends.
+     */
+    final ConcurrentLinkedQueue<HedgedCall<?>> awaitingDelay = new ConcurrentLinkedQueue<>();
+    /** Calls that may wait for the first delay at once: the calls of the executor's first moments. */
+    static final int MAX_AWAITING_DELAY = 1024;
+
+    private final AtomicInteger awaitingDelayCount = new AtomicInteger();
 
     final HedgeScheduler scheduler;
     final Ticker ticker;
@@ -194,6 +207,48 @@ public final class Engine {
         } catch (Throwable e) { // NOPMD: user code; observability must not break
             logPolicyFailure(e);
             return DelaySource.POLICY;
+        }
+    }
+
+    /**
+     * @return whether a call the policy declined may wait for the first delay: the policy declined
+     *     because it has no latency sample yet ({@link DelaySource#WARM_UP}), and the wait has room
+     */
+    boolean awaitFirstDelay(DelayContext ctx) {
+        DelaySource source;
+        try {
+            source = delayPolicy.source(ctx);
+        } catch (Throwable e) { // NOPMD: user code; the call goes on unhedged
+            logPolicyFailure(e);
+            return false;
+        }
+        if (source != DelaySource.WARM_UP || tracker.sampleCount() > 0) {
+            return false;
+        }
+        if (awaitingDelayCount.incrementAndGet() > MAX_AWAITING_DELAY) {
+            awaitingDelayCount.decrementAndGet();
+            return false;
+        }
+        return true;
+    }
+
+    /** A call admitted by {@link #awaitFirstDelay} left the wait (or was never queued). */
+    void leftAwaitingDelay() {
+        awaitingDelayCount.decrementAndGet();
+    }
+
+    /**
+     * An attempt answered: each call waiting for the first delay asks the policy again. The calls
+     * waiting now, once each: a call the policy still declines queues again for the next answer.
+     */
+    void drainAwaitingDelay() {
+        for (int n = awaitingDelayCount.get(); n > 0; n--) {
+            HedgedCall<?> c = awaitingDelay.poll();
+            if (c == null) {
+                return;
+            }
+            leftAwaitingDelay();
+            c.onFirstDelay();
         }
     }
 

@@ -105,6 +105,12 @@ final class HedgedCall<T> extends CompletableFuture<T> implements DelayContext {
      * when that hedge starts. Guarded by this.
      */
     private boolean budgetWait;
+    /**
+     * Set while the call waits in {@link Engine#awaitingDelay} for the executor's first delay (its
+     * primary started before any latency was known). Written rarely (the first calls of an
+     * executor), read once per call when it ends.
+     */
+    private volatile boolean awaitingDelay;
 
     private long callId;
 
@@ -283,6 +289,44 @@ final class HedgedCall<T> extends CompletableFuture<T> implements DelayContext {
 
     // ---------------------------------------------------------------- hedge timer
 
+    /**
+     * Queues the call to wait for the executor's first delay, unless it has ended: under the
+     * monitor, so {@link #finish} either sees it queued or it is not queued at all.
+     */
+    private boolean queueForFirstDelay() {
+        synchronized (this) {
+            if (state != DONE) {
+                awaitingDelay = true;
+                engine.awaitingDelay.add(this);
+                return true;
+            }
+        }
+        engine.leftAwaitingDelay();
+        return false;
+    }
+
+    /** @return whether this thread took the call out of the wait for the first delay */
+    private synchronized boolean takeAwaitingDelay() {
+        if (!awaitingDelay) {
+            return false;
+        }
+        awaitingDelay = false;
+        return true;
+    }
+
+    /**
+     * The executor has latency now (an attempt answered): ask the policy again for a call whose
+     * primary started before it had any, and arm the hedge timer from the primary's start, so a
+     * primary that has run past the new delay is hedged at once. Called by the thread that polled
+     * the call from {@link Engine#awaitingDelay}.
+     */
+    void onFirstDelay() {
+        if (state == DONE || !takeAwaitingDelay()) {
+            return; // it ended, and finish() accounts for it
+        }
+        armHedgeTimer(first);
+    }
+
     /** After attempt {@code prev} started: ask the policy for the next delay and arm the timer. */
     private void armHedgeTimer(Attempt<T> prev) {
         if (state == DONE) {
@@ -300,6 +344,9 @@ final class HedgedCall<T> extends CompletableFuture<T> implements DelayContext {
         }
         long delay = engine.delayNanos(this); // policies are user code: outside the monitor
         if (delay < 0) {
+            if (prev.number == 1 && !propagate() && engine.awaitFirstDelay(this) && queueForFirstDelay()) {
+                return; // the executor's next answer asks the policy again (onFirstDelay)
+            }
             publishNotHedged(NotHedged.Reason.POLICY_DECLINED);
             return;
         }
@@ -670,6 +717,9 @@ final class HedgedCall<T> extends CompletableFuture<T> implements DelayContext {
         long now = engine.ticker.nanoTime();
         a.succeededAlone(now);
         engine.tracker.recordAnswer(a.target, a.startNanos, now);
+        if (!engine.awaitingDelay.isEmpty()) {
+            engine.drainAwaitingDelay();
+        }
         engine.savings.primaryWon(now - startNanos);
         inFlight = 0;
         STATE.setRelease(this, DONE);
@@ -694,6 +744,9 @@ final class HedgedCall<T> extends CompletableFuture<T> implements DelayContext {
         }
         if (error == null) {
             engine.tracker.recordAnswer(a.target, a.startNanos, now);
+            if (!engine.awaitingDelay.isEmpty()) {
+                engine.drainAwaitingDelay();
+            }
         }
         ErrorClassifier.Decision decision = error == null ? null : classify(cause);
         ScheduledTask hedgeT = null;
@@ -1003,6 +1056,13 @@ final class HedgedCall<T> extends CompletableFuture<T> implements DelayContext {
      */
     private void finish(CallCompleted.CallOutcome outcome, int winner, long now) {
         refusedIfBudgetWait(); // a hedge deferred for want of a token never went out
+        if (awaitingDelay && takeAwaitingDelay()) {
+            // it ended before the executor knew any latency: no delay, so no hedge
+            if (engine.awaitingDelay.remove(this)) {
+                engine.leftAwaitingDelay();
+            }
+            publishNotHedged(NotHedged.Reason.POLICY_DECLINED);
+        }
         if (!engine.events.wantsCallCompleted(outcome, now - startNanos)) {
             return;
         }
