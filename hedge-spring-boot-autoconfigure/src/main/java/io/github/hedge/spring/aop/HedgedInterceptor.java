@@ -22,7 +22,6 @@ import org.springframework.aop.framework.ReflectiveMethodInvocation;
 import org.springframework.aop.interceptor.ExposeInvocationInterceptor;
 import org.springframework.aop.support.AopUtils;
 import org.springframework.core.MethodClassKey;
-import org.springframework.core.annotation.AnnotatedElementUtils;
 import org.springframework.util.ClassUtils;
 import org.springframework.util.ReflectionUtils;
 
@@ -128,14 +127,7 @@ public class HedgedInterceptor implements MethodInterceptor {
     }
 
     private static Plan plan(Method method, Class<?> targetClass) {
-        Method specific = targetClass != null ? AopUtils.getMostSpecificMethod(method, targetClass) : method;
-        Hedged hedged = AnnotatedElementUtils.findMergedAnnotation(specific, Hedged.class);
-        if (hedged == null && targetClass != null) {
-            hedged = AnnotatedElementUtils.findMergedAnnotation(targetClass, Hedged.class);
-        }
-        if (hedged == null) {
-            hedged = AnnotatedElementUtils.findMergedAnnotation(method.getDeclaringClass(), Hedged.class);
-        }
+        Hedged hedged = HedgedMethods.find(method, targetClass);
         if (hedged == null) {
             return null;
         }

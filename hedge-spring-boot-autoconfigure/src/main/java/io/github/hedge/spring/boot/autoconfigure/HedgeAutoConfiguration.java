@@ -3,15 +3,23 @@ package io.github.hedge.spring.boot.autoconfigure;
 import io.github.hedge.core.HedgedExecutor;
 import io.github.hedge.core.HedgedExecutorRegistry;
 import io.github.hedge.spring.aop.HedgedAdvisor;
+import io.github.hedge.spring.aop.HedgedMethodsValidator;
 import java.util.concurrent.Executor;
+import org.springframework.aop.config.AopConfigUtils;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.annotation.Qualifier;
 import org.springframework.beans.factory.config.BeanDefinition;
+import org.springframework.beans.factory.config.BeanFactoryPostProcessor;
+import org.springframework.beans.factory.support.BeanDefinitionRegistry;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.boot.context.properties.bind.BindHandler;
+import org.springframework.boot.context.properties.bind.Bindable;
 import org.springframework.boot.context.properties.bind.Binder;
+import org.springframework.boot.context.properties.bind.handler.NoUnboundElementsBindHandler;
+import org.springframework.boot.context.properties.source.UnboundElementsSourceFilter;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Role;
 import org.springframework.core.env.Environment;
@@ -69,7 +77,13 @@ public class HedgeAutoConfiguration {
                 registry,
                 customizers.orderedStream().toList(),
                 attemptExecutor.getIfAvailable(),
-                () -> Binder.get(environment).bindOrCreate("hedge", HedgeProperties.class));
+                () -> Binder.get(environment)
+                        .bindOrCreate(
+                                "hedge",
+                                Bindable.of(HedgeProperties.class),
+                                // as @ConfigurationProperties(ignoreUnknownFields = false) binds at start
+                                new NoUnboundElementsBindHandler(
+                                        BindHandler.DEFAULT, new UnboundElementsSourceFilter())));
     }
 
     /**
@@ -89,5 +103,46 @@ public class HedgeAutoConfiguration {
                 .bind("hedge.aspect.order", Integer.class)
                 .orElse(HedgedAdvisor.DEFAULT_ORDER);
         return new HedgedAdvisor(instances::getObject, order);
+    }
+
+    /**
+     * Checks every bean with a {@code @Hedged} method once it is created (and proxied): a method its
+     * proxy cannot intercept ({@code final} under a class-based proxy, {@code private}, {@code
+     * static}) or a bean that was not proxied fails the start, naming the bean and the method.
+     *
+     * @return the check
+     */
+    @Bean
+    @Role(BeanDefinition.ROLE_INFRASTRUCTURE)
+    public static HedgedMethodsValidator hedgedMethodsValidator() {
+        return new HedgedMethodsValidator();
+    }
+
+    /**
+     * Registers Spring's infrastructure auto-proxy creator when nothing else did, as {@code
+     * @EnableTransactionManagement} does: Spring Boot's {@code AopAutoConfiguration} registers none
+     * without AspectJ when {@code spring.aop.proxy-target-class=false} (or with {@code
+     * spring.aop.auto=false}), and then no {@code @Hedged} method would be proxied. A creator
+     * registered here uses class-based proxies unless {@code spring.aop.proxy-target-class=false};
+     * one registered by the application or Spring Boot is left as it is.
+     *
+     * @param environment holds {@code spring.aop.proxy-target-class}
+     * @return the registrar
+     */
+    @Bean
+    @Role(BeanDefinition.ROLE_INFRASTRUCTURE)
+    public static BeanFactoryPostProcessor hedgedAutoProxyCreatorRegistrar(Environment environment) {
+        return beanFactory -> {
+            if (beanFactory instanceof BeanDefinitionRegistry registry
+                    && !registry.containsBeanDefinition(AopConfigUtils.AUTO_PROXY_CREATOR_BEAN_NAME)) {
+                AopConfigUtils.registerAutoProxyCreatorIfNecessary(registry);
+                boolean classBased = Binder.get(environment)
+                        .bind("spring.aop.proxy-target-class", Boolean.class)
+                        .orElse(true);
+                if (classBased) {
+                    AopConfigUtils.forceAutoProxyCreatorToUseClassProxying(registry);
+                }
+            }
+        };
     }
 }

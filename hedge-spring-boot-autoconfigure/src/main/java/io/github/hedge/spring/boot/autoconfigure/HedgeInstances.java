@@ -334,6 +334,8 @@ public class HedgeInstances implements AutoCloseable {
         cd.setTimeout(d.getTimeout());
         cd.setIdempotent(d.getIdempotent());
         cd.setSlowCallThreshold(d.getSlowCallThreshold());
+        cd.setSavingsWindow(d.getSavingsWindow());
+        cd.setLoserSampling(d.getLoserSampling());
         p.getInstances().forEach((name, i) -> {
             HedgeProperties.Instance ci = new HedgeProperties.Instance();
             copyDelay(i.getDelay(), ci.getDelay());
@@ -344,6 +346,8 @@ public class HedgeInstances implements AutoCloseable {
             ci.setTimeout(i.getTimeout());
             ci.setIdempotent(i.getIdempotent());
             ci.setSlowCallThreshold(i.getSlowCallThreshold());
+            ci.setSavingsWindow(i.getSavingsWindow());
+            ci.setLoserSampling(i.getLoserSampling());
             c.getInstances().put(name, ci);
         });
         c.getAspect().setOrder(p.getAspect().getOrder());

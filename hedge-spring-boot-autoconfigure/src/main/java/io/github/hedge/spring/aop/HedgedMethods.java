@@ -1,0 +1,81 @@
+package io.github.hedge.spring.aop;
+
+import io.github.hedge.spring.annotation.Hedged;
+import java.lang.reflect.Method;
+import java.lang.reflect.Modifier;
+import java.util.ArrayList;
+import java.util.List;
+import org.springframework.aop.support.AopUtils;
+import org.springframework.core.annotation.AnnotatedElementUtils;
+import org.springframework.core.annotation.AnnotationUtils;
+import org.springframework.util.ClassUtils;
+import org.springframework.util.ReflectionUtils;
+
+/**
+ * Finds the {@link Hedged} that applies to a method, the way Spring finds {@code @Transactional}:
+ * the most specific method first (the target class's implementation), searched with the methods it
+ * overrides or implements (superclasses and interfaces) and through meta-annotations; then the
+ * type that declares it and that type's hierarchy; then, for a method called through an interface,
+ * the interface method and the interface. A type-level annotation applies only to public,
+ * non-static methods, never to those {@code Object} declares. Stateless, thread-safe.
+ */
+final class HedgedMethods {
+    private HedgedMethods() {}
+
+    /**
+     * @param method the method called (for a JDK proxy, the interface method)
+     * @param targetClass the target's class, or null if unknown
+     * @return the annotation that applies, or null
+     */
+    static Hedged find(Method method, Class<?> targetClass) {
+        if (method.getDeclaringClass() == Object.class) {
+            return null;
+        }
+        Class<?> userClass = targetClass != null ? ClassUtils.getUserClass(targetClass) : null;
+        Method specific = userClass != null ? AopUtils.getMostSpecificMethod(method, userClass) : method;
+        Hedged hedged = onMethodOrType(specific);
+        if (hedged == null && specific != method) {
+            hedged = onMethodOrType(method);
+        }
+        return hedged;
+    }
+
+    private static Hedged onMethodOrType(Method method) {
+        Hedged hedged = AnnotatedElementUtils.findMergedAnnotation(method, Hedged.class);
+        if (hedged == null && typeLevelApplies(method)) {
+            hedged = AnnotatedElementUtils.findMergedAnnotation(method.getDeclaringClass(), Hedged.class);
+        }
+        return hedged;
+    }
+
+    /** Whether an annotation on the method's type applies to it: public, not static, not Object's. */
+    static boolean typeLevelApplies(Method method) {
+        int m = method.getModifiers();
+        return Modifier.isPublic(m)
+                && !Modifier.isStatic(m)
+                && method.getDeclaringClass() != Object.class
+                && !method.isSynthetic();
+    }
+
+    /**
+     * @param type a bean's class (not a proxy's)
+     * @return every method a call of which on an instance of {@code type} is meant to be hedged:
+     *     the methods {@code type} declares or inherits (the most specific of each signature), for
+     *     which {@link #find} finds an annotation
+     */
+    static List<Method> hedgedMethodsOf(Class<?> type) {
+        List<Method> found = new ArrayList<>();
+        if (!AnnotationUtils.isCandidateClass(type, Hedged.class)) {
+            return found;
+        }
+        for (Method m : ReflectionUtils.getUniqueDeclaredMethods(type, ReflectionUtils.USER_DECLARED_METHODS)) {
+            if (m.isBridge() || m.isSynthetic()) {
+                continue;
+            }
+            if (find(m, type) != null) {
+                found.add(m);
+            }
+        }
+        return found;
+    }
+}
