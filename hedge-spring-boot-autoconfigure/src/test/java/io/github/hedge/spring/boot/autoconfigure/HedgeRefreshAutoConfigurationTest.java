@@ -2,11 +2,15 @@ package io.github.hedge.spring.boot.autoconfigure;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import ch.qos.logback.classic.Logger;
+import ch.qos.logback.classic.spi.ILoggingEvent;
+import ch.qos.logback.core.read.ListAppender;
 import io.github.hedge.core.HedgedExecutor;
 import java.time.Duration;
 import java.util.Map;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
+import org.slf4j.LoggerFactory;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.assertj.AssertableApplicationContext;
@@ -38,6 +42,34 @@ class HedgeRefreshAutoConfigurationTest {
             change(ctx, "hedge.instances.a.max-extra-load", "3");
             assertThat(executor(ctx)).isSameAs(before);
         });
+    }
+
+    @Test
+    void should_keep_the_last_valid_configuration_when_a_refreshed_key_is_misspelt_or_of_the_wrong_type() {
+        Logger logger = (Logger) LoggerFactory.getLogger(HedgeRefreshAutoConfiguration.class);
+        ListAppender<ILoggingEvent> warnings = new ListAppender<>();
+        warnings.start();
+        logger.addAppender(warnings);
+        try {
+            runner.run(ctx -> {
+                HedgedExecutor before = executor(ctx);
+                change(ctx, "hedge.instances.a.max-attemps", "3");
+                assertThat(executor(ctx)).isSameAs(before);
+                change(ctx, "hedge.instances.a.max-attempts", "two");
+                assertThat(executor(ctx)).isSameAs(before);
+            });
+        } finally {
+            logger.detachAppender(warnings);
+        }
+        assertThat(warnings.list)
+                .extracting(ILoggingEvent::getFormattedMessage)
+                .satisfiesExactly(
+                        misspelt -> assertThat(misspelt)
+                                .contains("Unknown property 'hedge.instances.a.max-attemps'")
+                                .contains("did you mean 'hedge.instances.a.max-attempts'?"),
+                        wrongType -> assertThat(wrongType)
+                                .contains("hedge.instances.a.max-attempts")
+                                .contains("two"));
     }
 
     @Test

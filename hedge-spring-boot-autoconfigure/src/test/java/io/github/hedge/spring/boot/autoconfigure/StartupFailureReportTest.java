@@ -30,6 +30,20 @@ class StartupFailureReportTest {
                 .contains("Update 'hedge.instances.user-reads.max-extra-load' so that it is in (0, 1)");
     }
 
+    @Test
+    void should_print_the_unknown_key_and_the_nearest_valid_one_when_a_hedge_key_is_misspelt(CapturedOutput output) {
+        assertThatThrownBy(() -> new SpringApplicationBuilder(App.class)
+                        .web(WebApplicationType.NONE)
+                        .properties("hedge.instances.users.max-extra-lod=0.5", "spring.main.banner-mode=off")
+                        .run())
+                .isNotNull();
+        assertThat(output)
+                .contains("APPLICATION FAILED TO START")
+                .contains("Unknown property 'hedge.instances.users.max-extra-lod'")
+                .contains("did you mean 'hedge.instances.users.max-extra-load'?")
+                .contains("Correct or remove the misspelt hedge.* key");
+    }
+
     @Configuration(proxyBeanMethods = false)
     @ImportAutoConfiguration(HedgeAutoConfiguration.class)
     static class App {}
