@@ -26,8 +26,9 @@ import java.lang.annotation.Target;
  * </ul>
  *
  * Other results that complete later ({@code Future}, a Reactive Streams {@code Publisher} such as
- * {@code Mono}) are refused with an {@code IllegalStateException} on the first call: the method
- * returns at once, so hedging would have nothing to do.
+ * {@code Mono}) fail the bean's creation with {@link
+ * io.github.hedge.spring.aop.UnhedgeableMethodException}: the method returns at once, so hedging
+ * would have nothing to do.
  *
  * <p>The annotation is found as Spring finds {@code @Transactional}, under class-based and
  * interface-based proxies alike: on the bean's method or a method it overrides or implements (an

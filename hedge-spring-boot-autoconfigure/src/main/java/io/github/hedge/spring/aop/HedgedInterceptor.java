@@ -9,11 +9,9 @@ import java.lang.reflect.Method;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.Objects;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
-import java.util.concurrent.Future;
 import java.util.function.Supplier;
 import org.aopalliance.intercept.MethodInterceptor;
 import org.aopalliance.intercept.MethodInvocation;
@@ -131,16 +129,13 @@ public class HedgedInterceptor implements MethodInterceptor {
         if (hedged == null) {
             return null;
         }
-        if (hedged.value().isBlank()) {
-            throw new IllegalStateException("@Hedged on " + method + " must name an instance, was blank");
+        String problem = HedgedMethods.problem(method, hedged);
+        if (problem != null) {
+            // HedgedMethodsValidator fails the start for this; a bean it did not see gets here
+            throw new IllegalStateException("@Hedged cannot hedge " + method + ": " + problem);
         }
         Class<?> rt = method.getReturnType();
-        boolean async = CompletionStage.class.isAssignableFrom(rt) && rt.isAssignableFrom(CompletableFuture.class);
-        if (!async && returnsLater(rt)) {
-            throw new IllegalStateException("@Hedged cannot hedge " + method + ": its result, a " + rt.getName()
-                    + ", completes after the method returns, so every attempt would end at once and nothing would"
-                    + " be hedged; return a CompletionStage, a CompletableFuture or a value");
-        }
+        boolean async = HedgedMethods.isAsync(rt);
         CallOptions.Builder options = CallOptions.builder()
                 .operation(ClassUtils.getShortName(targetClass != null ? targetClass : method.getDeclaringClass()) + "."
                         + method.getName());
@@ -155,32 +150,6 @@ public class HedgedInterceptor implements MethodInterceptor {
                 break;
         }
         return new Plan(hedged.value(), async, options.build());
-    }
-
-    /** A result that completes after the method returned, other than the two supported stages. */
-    private static boolean returnsLater(Class<?> type) {
-        return Future.class.isAssignableFrom(type) || CompletionStage.class.isAssignableFrom(type) || isPublisher(type);
-    }
-
-    /**
-     * Whether {@code type} is or extends a Reactive Streams {@code Publisher} (found by name: the API
-     * is optional) or the JDK's {@link java.util.concurrent.Flow.Publisher}. Walks super-interfaces
-     * too: reactor's {@code Mono} implements {@code CorePublisher}, which extends {@code Publisher}.
-     */
-    private static boolean isPublisher(Class<?> type) {
-        if (type == null) {
-            return false;
-        }
-        if (type == java.util.concurrent.Flow.Publisher.class
-                || type.getName().equals("org.reactivestreams.Publisher")) {
-            return true;
-        }
-        for (Class<?> i : type.getInterfaces()) {
-            if (isPublisher(i)) {
-                return true;
-            }
-        }
-        return isPublisher(type.getSuperclass());
     }
 
     private static Field userAttributesField() {

@@ -5,6 +5,9 @@ import java.lang.reflect.Method;
 import java.lang.reflect.Modifier;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.Future;
 import org.springframework.aop.support.AopUtils;
 import org.springframework.core.annotation.AnnotatedElementUtils;
 import org.springframework.core.annotation.AnnotationUtils;
@@ -77,5 +80,54 @@ final class HedgedMethods {
             }
         }
         return found;
+    }
+
+    /**
+     * @param method an annotated method
+     * @param hedged its annotation
+     * @return why no call of it can be hedged, or null if it can be
+     */
+    static String problem(Method method, Hedged hedged) {
+        if (hedged.value().isBlank()) {
+            return "@Hedged must name an instance, was blank";
+        }
+        Class<?> rt = method.getReturnType();
+        if (!isAsync(rt) && returnsLater(rt)) {
+            return "its result, a " + rt.getName() + ", completes after the method returns, so every attempt"
+                    + " would end at once and nothing would be hedged; return a CompletionStage, a"
+                    + " CompletableFuture or a value";
+        }
+        return null;
+    }
+
+    /** Whether calls of a method with this result run through the async form. */
+    static boolean isAsync(Class<?> rt) {
+        return CompletionStage.class.isAssignableFrom(rt) && rt.isAssignableFrom(CompletableFuture.class);
+    }
+
+    /** A result that completes after the method returned, other than the two supported stages. */
+    private static boolean returnsLater(Class<?> type) {
+        return Future.class.isAssignableFrom(type) || CompletionStage.class.isAssignableFrom(type) || isPublisher(type);
+    }
+
+    /**
+     * Whether {@code type} is or extends a Reactive Streams {@code Publisher} (found by name: the API
+     * is optional) or the JDK's {@link java.util.concurrent.Flow.Publisher}. Walks super-interfaces
+     * too: reactor's {@code Mono} implements {@code CorePublisher}, which extends {@code Publisher}.
+     */
+    private static boolean isPublisher(Class<?> type) {
+        if (type == null) {
+            return false;
+        }
+        if (type == java.util.concurrent.Flow.Publisher.class
+                || type.getName().equals("org.reactivestreams.Publisher")) {
+            return true;
+        }
+        for (Class<?> i : type.getInterfaces()) {
+            if (isPublisher(i)) {
+                return true;
+            }
+        }
+        return isPublisher(type.getSuperclass());
     }
 }

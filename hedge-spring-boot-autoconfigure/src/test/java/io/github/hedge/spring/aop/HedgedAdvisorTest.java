@@ -237,40 +237,33 @@ public class HedgedAdvisorTest {
     }
 
     @Test
-    void should_refuse_a_method_whose_result_completes_later_when_it_returns_a_future() {
-        runner.run(ctx -> {
-            Backend backend = ctx.getBean(Backend.class);
-            assertThatThrownBy(backend::plainFuture)
-                    .isInstanceOf(IllegalStateException.class)
-                    .satisfies(refusal("plainFuture", "java.util.concurrent.Future"));
-            assertThat(ctx.getBean(Probe.class).invocations.get()).isZero();
-        });
+    void should_fail_the_start_naming_the_method_when_it_returns_a_future() {
+        runner.withBean(FutureResult.class, FutureResult::new).run(ctx -> assertThat(ctx.getStartupFailure())
+                .rootCause()
+                .isInstanceOf(UnhedgeableMethodException.class)
+                .satisfies(refusal(FutureResult.class, "read", "java.util.concurrent.Future")));
     }
 
     @Test
-    void should_refuse_a_method_whose_result_completes_later_when_it_returns_a_reactive_streams_publisher() {
-        runner.run(ctx -> {
-            Backend backend = ctx.getBean(Backend.class);
-            assertThatThrownBy(backend::publisher)
-                    .isInstanceOf(IllegalStateException.class)
-                    .satisfies(refusal("publisher", Publisher.class.getName()));
-            // a Mono is a class implementing a sub-interface of Publisher
-            assertThatThrownBy(backend::mono)
-                    .isInstanceOf(IllegalStateException.class)
-                    .satisfies(refusal("mono", MonoLike.class.getName()));
-            // the JDK's own reactive-streams interface
-            assertThatThrownBy(backend::flowPublisher)
-                    .isInstanceOf(IllegalStateException.class)
-                    .satisfies(refusal("flowPublisher", java.util.concurrent.Flow.Publisher.class.getName()));
-            assertThat(ctx.getBean(Probe.class).invocations.get()).isZero();
-        });
+    void should_fail_the_start_naming_the_method_when_it_returns_a_reactive_streams_publisher() {
+        runner.withBean(PublisherResult.class, PublisherResult::new).run(ctx -> assertThat(ctx.getStartupFailure())
+                .rootCause()
+                .satisfies(refusal(PublisherResult.class, "read", Publisher.class.getName())));
+        // a Mono is a class implementing a sub-interface of Publisher
+        runner.withBean(MonoResult.class, MonoResult::new).run(ctx -> assertThat(ctx.getStartupFailure())
+                .rootCause()
+                .satisfies(refusal(MonoResult.class, "read", MonoLike.class.getName())));
+        // the JDK's own reactive-streams interface
+        runner.withBean(FlowResult.class, FlowResult::new).run(ctx -> assertThat(ctx.getStartupFailure())
+                .rootCause()
+                .satisfies(refusal(FlowResult.class, "read", java.util.concurrent.Flow.Publisher.class.getName())));
     }
 
-    /** The refusal names the method and its result type, and says why it cannot be hedged. */
-    private static ThrowingConsumer<Throwable> refusal(String method, String resultType) {
+    /** The refusal names the bean, the method and its result type, and says why it cannot be hedged. */
+    private static ThrowingConsumer<Throwable> refusal(Class<?> type, String method, String resultType) {
         return e -> assertThat(e.getMessage())
-                .contains(Backend.class.getName() + "." + method + "()")
-                .contains(resultType)
+                .contains("@Hedged method " + type.getName() + "." + method + "() of bean '")
+                .contains("its result, a " + resultType)
                 .contains("completes after the method returns")
                 .contains("nothing would be hedged");
     }
@@ -498,35 +491,40 @@ public class HedgedAdvisorTest {
             return CompletableFuture.failedFuture(probe.fail());
         }
 
-        @Hedged("reads")
-        public java.util.concurrent.Future<String> plainFuture() {
-            return firstNeverAnswers();
+        @Hedged("unlisted")
+        public String unlisted() {
+            return "unlisted";
         }
+    }
 
+    public static class FutureResult {
         @Hedged("reads")
-        public Publisher<String> publisher() {
-            invocations.incrementAndGet();
+        public java.util.concurrent.Future<String> read() {
+            return new CompletableFuture<>();
+        }
+    }
+
+    public static class PublisherResult {
+        @Hedged("reads")
+        public Publisher<String> read() {
             return subscriber -> {};
         }
+    }
 
+    public static class MonoResult {
         @Hedged("reads")
-        public MonoLike<String> mono() {
-            invocations.incrementAndGet();
+        public MonoLike<String> read() {
             return new MonoLike<>() {
                 @Override
                 public void subscribe(Subscriber<? super String> subscriber) {}
             };
         }
+    }
 
+    public static class FlowResult {
         @Hedged("reads")
-        public java.util.concurrent.Flow.Publisher<String> flowPublisher() {
-            invocations.incrementAndGet();
+        public java.util.concurrent.Flow.Publisher<String> read() {
             return subscriber -> {};
-        }
-
-        @Hedged("unlisted")
-        public String unlisted() {
-            return "unlisted";
         }
     }
 

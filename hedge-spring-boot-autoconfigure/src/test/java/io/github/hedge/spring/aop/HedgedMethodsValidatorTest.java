@@ -3,6 +3,9 @@ package io.github.hedge.spring.aop;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import ch.qos.logback.classic.Logger;
+import ch.qos.logback.classic.spi.ILoggingEvent;
+import ch.qos.logback.core.read.ListAppender;
 import io.github.hedge.core.HedgeBudget;
 import io.github.hedge.spring.annotation.Hedged;
 import io.github.hedge.spring.boot.autoconfigure.HedgeAutoConfiguration;
@@ -13,6 +16,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
+import org.slf4j.LoggerFactory;
 import org.springframework.beans.factory.BeanCreationException;
 import org.springframework.beans.factory.config.ConfigurableBeanFactory;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
@@ -131,6 +135,26 @@ class HedgedMethodsValidatorTest {
                             .calls())
                     .isZero();
         });
+    }
+
+    @Test
+    void should_warn_once_at_start_naming_the_nearest_listed_instance_when_a_hedged_name_is_not_listed() {
+        Logger logger = (Logger) LoggerFactory.getLogger(HedgedMethodsValidator.class);
+        ListAppender<ILoggingEvent> warnings = new ListAppender<>();
+        warnings.start();
+        logger.addAppender(warnings);
+        try {
+            runner.withPropertyValues("hedge.instances.read.max-attempts=2", "hedge.instances.writes.max-attempts=1")
+                    .withBean("plain", Plain.class, () -> new Plain(null))
+                    .withBean("plainToo", Plain.class, () -> new Plain(null))
+                    .run(ctx -> assertThat(ctx).hasNotFailed());
+        } finally {
+            logger.detachAppender(warnings);
+        }
+        assertThat(warnings.list).singleElement().satisfies(e -> assertThat(e.getFormattedMessage())
+                .isEqualTo("@Hedged(\"reads\") on " + Plain.class.getName() + ".read() of bean 'plain' names no"
+                        + " instance under hedge.instances (listed: read, writes); its calls use"
+                        + " hedge.defaults; did you mean 'read'?"));
     }
 
     @Configuration(proxyBeanMethods = false)

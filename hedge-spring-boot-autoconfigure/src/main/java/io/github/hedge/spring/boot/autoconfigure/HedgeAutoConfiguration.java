@@ -4,6 +4,8 @@ import io.github.hedge.core.HedgedExecutor;
 import io.github.hedge.core.HedgedExecutorRegistry;
 import io.github.hedge.spring.aop.HedgedAdvisor;
 import io.github.hedge.spring.aop.HedgedMethodsValidator;
+import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.Executor;
 import org.springframework.aop.config.AopConfigUtils;
 import org.springframework.beans.factory.ObjectProvider;
@@ -110,12 +112,19 @@ public class HedgeAutoConfiguration {
      * proxy cannot intercept ({@code final} under a class-based proxy, {@code private}, {@code
      * static}) or a bean that was not proxied fails the start, naming the bean and the method.
      *
+     * A {@code @Hedged} name not listed under {@code hedge.instances} is logged at WARN, with the
+     * nearest listed name.
+     *
+     * @param environment holds {@code hedge.instances}
      * @return the check
      */
     @Bean
     @Role(BeanDefinition.ROLE_INFRASTRUCTURE)
-    public static HedgedMethodsValidator hedgedMethodsValidator() {
-        return new HedgedMethodsValidator();
+    public static HedgedMethodsValidator hedgedMethodsValidator(Environment environment) {
+        return new HedgedMethodsValidator(() -> Binder.get(environment)
+                .bind("hedge.instances", Bindable.mapOf(String.class, Object.class)) // names only: no value can fail
+                .map(Map::keySet)
+                .orElse(Set.of()));
     }
 
     /**
