@@ -9,6 +9,7 @@ import java.lang.reflect.Method;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
@@ -80,6 +81,14 @@ public class HedgedInterceptor implements MethodInterceptor {
         }
         HedgedExecutor executor = instances().executor(plan.instance);
         Attempt attempt = attempt(call);
+        if (plan.springAsync) {
+            // @Async outside: the body blocks and returns a completed future, so hedge it as a blocking
+            // call; @Async's own interceptor hands the value to its caller
+            Object value = executor.execute(plan.options, () -> awaitResult(attempt.proceed()));
+            return plan.async || java.util.concurrent.Future.class.isAssignableFrom(method.getReturnType())
+                    ? CompletableFuture.completedFuture(value)
+                    : value;
+        }
         if (plan.async) {
             return executor.executeAsync(plan.options, ctx -> stage(attempt.proceed()));
         }
@@ -115,6 +124,25 @@ public class HedgedInterceptor implements MethodInterceptor {
         };
     }
 
+    /** The value of an {@code @Async} method's (completed) future, its failure thrown unwrapped. */
+    private static Object awaitResult(Object result) throws Exception {
+        if (!(result instanceof java.util.concurrent.Future<?> future)) {
+            return result;
+        }
+        try {
+            return future.get();
+        } catch (java.util.concurrent.ExecutionException e) {
+            Throwable cause = e.getCause() != null ? e.getCause() : e;
+            if (cause instanceof Exception ex) {
+                throw ex;
+            }
+            if (cause instanceof Error err) {
+                throw err;
+            }
+            throw new IllegalStateException(cause);
+        }
+    }
+
     private static CompletionStage<Object> stage(Object result) {
         if (result == null) {
             throw new NullPointerException("a @Hedged method returned null instead of a CompletionStage");
@@ -129,13 +157,14 @@ public class HedgedInterceptor implements MethodInterceptor {
         if (hedged == null) {
             return null;
         }
-        String problem = HedgedMethods.problem(method, hedged);
+        String problem = HedgedMethods.problem(method, targetClass, hedged);
         if (problem != null) {
             // HedgedMethodsValidator fails the start for this; a bean it did not see gets here
             throw new IllegalStateException("@Hedged cannot hedge " + method + ": " + problem);
         }
         Class<?> rt = method.getReturnType();
         boolean async = HedgedMethods.isAsync(rt);
+        boolean springAsync = HedgedMethods.isSpringAsync(method, targetClass);
         CallOptions.Builder options = CallOptions.builder()
                 .operation(ClassUtils.getShortName(targetClass != null ? targetClass : method.getDeclaringClass()) + "."
                         + method.getName());
@@ -149,7 +178,7 @@ public class HedgedInterceptor implements MethodInterceptor {
             default:
                 break;
         }
-        return new Plan(hedged.value(), async, options.build());
+        return new Plan(hedged.value(), async, springAsync, options.build());
     }
 
     private static Field userAttributesField() {
@@ -164,5 +193,5 @@ public class HedgedInterceptor implements MethodInterceptor {
         }
     }
 
-    private record Plan(String instance, boolean async, CallOptions options) {}
+    private record Plan(String instance, boolean async, boolean springAsync, CallOptions options) {}
 }

@@ -1,6 +1,7 @@
 package io.github.hedge.spring.aop;
 
 import io.github.hedge.spring.annotation.Hedged;
+import java.lang.annotation.Annotation;
 import java.lang.reflect.Method;
 import java.lang.reflect.Modifier;
 import java.util.ArrayList;
@@ -23,7 +24,20 @@ import org.springframework.util.ReflectionUtils;
  * non-static methods, never to those {@code Object} declares. Stateless, thread-safe.
  */
 final class HedgedMethods {
+    /** Spring's {@code @Async} (spring-context), or null if absent. */
+    private static final Class<? extends Annotation> ASYNC = asyncAnnotation();
+
     private HedgedMethods() {}
+
+    @SuppressWarnings("unchecked")
+    private static Class<? extends Annotation> asyncAnnotation() {
+        try {
+            return (Class<? extends Annotation>) ClassUtils.forName(
+                    "org.springframework.scheduling.annotation.Async", HedgedMethods.class.getClassLoader());
+        } catch (ClassNotFoundException | LinkageError e) {
+            return null;
+        }
+    }
 
     /**
      * @param method the method called (for a JDK proxy, the interface method)
@@ -84,20 +98,46 @@ final class HedgedMethods {
 
     /**
      * @param method an annotated method
+     * @param targetClass the target's class, or null if unknown
      * @param hedged its annotation
      * @return why no call of it can be hedged, or null if it can be
      */
-    static String problem(Method method, Hedged hedged) {
+    static String problem(Method method, Class<?> targetClass, Hedged hedged) {
         if (hedged.value().isBlank()) {
             return "@Hedged must name an instance, was blank";
         }
         Class<?> rt = method.getReturnType();
+        if (isSpringAsync(method, targetClass)) {
+            if (rt != void.class && returnsLater(rt) && !rt.isAssignableFrom(CompletableFuture.class)) {
+                return "it is also @Async, and its result, a " + rt.getName() + ", is not a CompletableFuture, a"
+                        + " CompletionStage or a Future that hedge could hand back to @Async";
+            }
+            return null;
+        }
         if (!isAsync(rt) && returnsLater(rt)) {
             return "its result, a " + rt.getName() + ", completes after the method returns, so every attempt"
                     + " would end at once and nothing would be hedged; return a CompletionStage, a"
                     + " CompletableFuture or a value";
         }
         return null;
+    }
+
+    /**
+     * Whether Spring's {@code @Async} is on the method or its class (or their supertypes). Spring's
+     * {@code @Async} advisor always runs outside hedge's, so the method's body runs on @Async's
+     * thread and returns a completed future: hedge runs it as a blocking call.
+     */
+    static boolean isSpringAsync(Method method, Class<?> targetClass) {
+        if (ASYNC == null) {
+            return false;
+        }
+        Method specific = targetClass != null
+                ? AopUtils.getMostSpecificMethod(method, ClassUtils.getUserClass(targetClass))
+                : method;
+        return AnnotatedElementUtils.hasAnnotation(specific, ASYNC)
+                || AnnotatedElementUtils.hasAnnotation(specific.getDeclaringClass(), ASYNC)
+                || AnnotatedElementUtils.hasAnnotation(method, ASYNC)
+                || AnnotatedElementUtils.hasAnnotation(method.getDeclaringClass(), ASYNC);
     }
 
     /** Whether calls of a method with this result run through the async form. */

@@ -97,7 +97,7 @@ public class HedgedMethodsValidator implements BeanPostProcessor, AopInfrastruct
                                 + " to non-private methods; make it public and call it through the bean");
             }
             Hedged hedged = HedgedMethods.find(m, targetClass);
-            String problem = hedged != null ? HedgedMethods.problem(m, hedged) : null;
+            String problem = hedged != null ? HedgedMethods.problem(m, targetClass, hedged) : null;
             if (problem != null) {
                 throw new UnhedgeableMethodException(beanName, m, problem);
             }
