@@ -7,6 +7,8 @@ import io.github.hedge.spring.aop.HedgedMethodsValidator;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.Executor;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import org.springframework.aop.config.AopConfigUtils;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.annotation.Qualifier;
@@ -24,6 +26,7 @@ import org.springframework.boot.context.properties.bind.handler.NoUnboundElement
 import org.springframework.boot.context.properties.source.UnboundElementsSourceFilter;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Role;
+import org.springframework.core.env.ConfigurableEnvironment;
 import org.springframework.core.env.Environment;
 
 /**
@@ -40,6 +43,8 @@ import org.springframework.core.env.Environment;
 @ConditionalOnClass(HedgedExecutor.class)
 @EnableConfigurationProperties(HedgeProperties.class)
 public class HedgeAutoConfiguration {
+    private static final Logger log = LoggerFactory.getLogger(HedgeAutoConfiguration.class);
+
     /** The name of the optional {@link Executor} bean that runs the attempts of blocking calls. */
     public static final String ATTEMPT_EXECUTOR_BEAN_NAME = "hedgeAttemptExecutor";
 
@@ -74,6 +79,9 @@ public class HedgeAutoConfiguration {
             ObjectProvider<HedgeConfigCustomizer> customizers,
             @Qualifier(ATTEMPT_EXECUTOR_BEAN_NAME) ObjectProvider<Executor> attemptExecutor,
             Environment environment) {
+        if (environment instanceof ConfigurableEnvironment configurable) {
+            HedgePropertyNames.environmentWarnings(configurable).forEach(log::warn);
+        }
         return new HedgeInstances(
                 properties,
                 registry,

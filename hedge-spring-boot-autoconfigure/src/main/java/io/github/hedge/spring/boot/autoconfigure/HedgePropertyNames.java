@@ -1,11 +1,16 @@
 package io.github.hedge.spring.boot.autoconfigure;
 
 import java.beans.PropertyDescriptor;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.Collections;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Set;
 import org.springframework.beans.BeanUtils;
 import org.springframework.boot.context.properties.bind.BindException;
 import org.springframework.boot.context.properties.bind.UnboundConfigurationPropertiesException;
@@ -14,6 +19,11 @@ import org.springframework.boot.context.properties.source.ConfigurationPropertyN
 import org.springframework.boot.origin.Origin;
 import org.springframework.boot.origin.PropertySourceOrigin;
 import org.springframework.core.ResolvableType;
+import org.springframework.core.env.ConfigurableEnvironment;
+import org.springframework.core.env.EnumerablePropertySource;
+import org.springframework.core.env.PropertySource;
+import org.springframework.core.env.StandardEnvironment;
+import org.springframework.core.env.SystemEnvironmentPropertySource;
 
 /**
  * Every {@code hedge.*} property name {@link HedgeProperties} binds, as kebab-case templates with
@@ -22,7 +32,9 @@ import org.springframework.core.ResolvableType;
  */
 final class HedgePropertyNames {
     /** The valid names, each split into elements; {@code *} stands for any one map key. */
-    private static final List<List<String>> TEMPLATES = templates();
+    private static final Map<List<String>, Class<?>> TYPES = templates();
+
+    private static final List<List<String>> TEMPLATES = List.copyOf(TYPES.keySet());
 
     private HedgePropertyNames() {}
 
@@ -121,7 +133,9 @@ final class HedgePropertyNames {
             int distance = levenshtein(target, canonical(candidate));
             int score = distance;
             // the last element right, the path to it wrong ("users.percentile" for "users.delay.percentile")
-            if (squash(candidate.get(candidate.size() - 1)).equals(squash(u.get(u.size() - 1)))) {
+            if (squash(candidate.get(candidate.size() - 1)).equals(squash(u.get(u.size() - 1)))
+                    && u.size() > 1
+                    && squash(candidate.get(1)).equals(squash(u.get(1)))) {
                 score = Math.min(score, 2);
             }
             score = score * 1000 + distance; // ties go to the nearer spelling
@@ -247,13 +261,13 @@ final class HedgePropertyNames {
         return out;
     }
 
-    private static List<List<String>> templates() {
-        List<List<String>> out = new ArrayList<>();
+    private static Map<List<String>, Class<?>> templates() {
+        Map<List<String>, Class<?>> out = new LinkedHashMap<>();
         walk(HedgeProperties.class, List.of("hedge"), out);
-        return List.copyOf(out);
+        return Collections.unmodifiableMap(out);
     }
 
-    private static void walk(Class<?> type, List<String> path, List<List<String>> out) {
+    private static void walk(Class<?> type, List<String> path, Map<List<String>, Class<?>> out) {
         for (PropertyDescriptor pd : BeanUtils.getPropertyDescriptors(type)) {
             if (pd.getReadMethod() == null || pd.getName().equals("class")) {
                 continue;
@@ -271,12 +285,111 @@ final class HedgePropertyNames {
                 if (value != null && isNested(value)) {
                     walk(value, here, out);
                 } else {
-                    out.add(List.copyOf(here));
+                    out.put(List.copyOf(here), value != null ? value : Object.class);
                 }
             } else if (pd.getWriteMethod() != null || Collection.class.isAssignableFrom(t)) {
-                out.add(List.copyOf(here));
+                out.put(List.copyOf(here), t);
             }
         }
+    }
+
+    /**
+     * @param name a {@code hedge.*} name in any relaxed form
+     * @return the type of the property it binds to, or null if it binds to none
+     */
+    static Class<?> typeOf(ConfigurationPropertyName name) {
+        List<String> u = elements(name);
+        for (Map.Entry<List<String>, Class<?>> e : TYPES.entrySet()) {
+            List<String> t = e.getKey();
+            boolean collection = Collection.class.isAssignableFrom(e.getValue());
+            if (u.size() < t.size() || (u.size() > t.size() && !collection)) {
+                continue;
+            }
+            if (!matchesPrefix(t, u, t.size())) {
+                continue;
+            }
+            boolean indexesOnly = true;
+            for (int i = t.size(); i < u.size(); i++) {
+                indexesOnly &= u.get(i).matches("[0-9]+");
+            }
+            if (indexesOnly) {
+                return e.getValue();
+            }
+        }
+        return null;
+    }
+
+    /**
+     * What Spring Boot's own check leaves out, and a bare number given for a duration: the {@code
+     * HEDGE_*} environment variables and {@code hedge.*} system properties that bind to nothing (Spring
+     * Boot does not check those sources), and {@code hedge.*} durations written without a unit (read
+     * as milliseconds).
+     *
+     * @param environment the application's environment
+     * @return one warning per such key, naming it and what to write instead
+     */
+    static List<String> environmentWarnings(ConfigurableEnvironment environment) {
+        List<String> warnings = new ArrayList<>();
+        Set<String> seen = new HashSet<>();
+        for (PropertySource<?> source : environment.getPropertySources()) {
+            if (!(source instanceof EnumerablePropertySource<?> enumerable)) {
+                continue;
+            }
+            boolean env = source instanceof SystemEnvironmentPropertySource;
+            boolean unchecked =
+                    env || StandardEnvironment.SYSTEM_PROPERTIES_PROPERTY_SOURCE_NAME.equals(source.getName());
+            for (String raw : enumerable.getPropertyNames()) {
+                ConfigurationPropertyName name = adapt(raw, env);
+                if (name == null
+                        || name.getNumberOfElements() < 2
+                        || !name.getElement(0, ConfigurationPropertyName.Form.UNIFORM)
+                                .equals("hedge")
+                        || !seen.add(source.getName() + "|" + raw)) {
+                    continue;
+                }
+                Class<?> type = typeOf(name);
+                if (type == null && unchecked) {
+                    String nearest = nearest(name);
+                    warnings.add((env ? "Environment variable " : "System property ") + raw
+                            + " binds to no hedge property and is ignored"
+                            + (nearest == null
+                                    ? ""
+                                    : "; did you mean " + (env ? envForm(nearest) + " (" + nearest + ")" : nearest)
+                                            + "?")
+                            + (env && nearest == null
+                                    ? " (an instance name with a dash cannot be written in an environment variable;"
+                                            + " use SPRING_APPLICATION_JSON for it)"
+                                    : ""));
+                } else if (type == Duration.class) {
+                    Object value = source.getProperty(raw);
+                    if (value instanceof Number
+                            || (value instanceof String text && text.trim().matches("-?[0-9]+"))) {
+                        warnings.add(raw + "=" + value + " (" + source.getName() + ") has no unit, so it is read as "
+                                + value.toString().trim() + " ms; write "
+                                + value.toString().trim()
+                                + "ms to keep that, or give the unit you meant (s, m)");
+                    }
+                }
+            }
+        }
+        return warnings;
+    }
+
+    private static ConfigurationPropertyName adapt(String raw, boolean env) {
+        try {
+            if (env) {
+                return ConfigurationPropertyName.adapt(
+                        raw.toLowerCase(Locale.ROOT).replace('_', '.'), '.');
+            }
+            return ConfigurationPropertyName.adapt(raw, '.');
+        } catch (RuntimeException e) {
+            return null;
+        }
+    }
+
+    /** A kebab-case name as an environment variable: HEDGE_INSTANCES_USERS_MAXEXTRALOAD. */
+    private static String envForm(String name) {
+        return name.replace("-", "").replace('.', '_').toUpperCase(Locale.ROOT);
     }
 
     private static boolean isNested(Class<?> t) {

@@ -2,6 +2,10 @@ package io.github.hedge.spring.boot.autoconfigure;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import ch.qos.logback.classic.Level;
+import ch.qos.logback.classic.Logger;
+import ch.qos.logback.classic.spi.ILoggingEvent;
+import ch.qos.logback.core.read.ListAppender;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -17,10 +21,12 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.ValueSource;
+import org.slf4j.LoggerFactory;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.context.properties.bind.UnboundConfigurationPropertiesException;
 import org.springframework.boot.diagnostics.FailureAnalysis;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.core.env.MapPropertySource;
 import org.springframework.core.env.StandardEnvironment;
 import org.springframework.core.env.SystemEnvironmentPropertySource;
 
@@ -123,6 +129,68 @@ class UnknownHedgePropertyTest {
                     assertThat(users.maxExtraLoad()).isEqualTo(0.5);
                     assertThat(users.maxAttempts()).isEqualTo(3);
                 });
+    }
+
+    @Test
+    void should_warn_naming_the_nearest_valid_variable_when_a_hedge_environment_variable_binds_to_nothing() {
+        List<String> warnings = warningsAtStart(runner.withInitializer(ctx -> ctx.getEnvironment()
+                .getPropertySources()
+                .addFirst(new SystemEnvironmentPropertySource(
+                        StandardEnvironment.SYSTEM_ENVIRONMENT_PROPERTY_SOURCE_NAME,
+                        Map.of(
+                                "HEDGE_INSTANCES_USERS_MAXEXTRALOD", "0.5",
+                                "HEDGE_INSTANCES_USER_READS_IDEMPOTENT", "true",
+                                "HEDGE_INSTANCES_USERS_MAXATTEMPTS", "3",
+                                "HEDGE_GRPC_NONFATALCODES_0", "UNAVAILABLE",
+                                "OTHER_VARIABLE", "x")))));
+        assertThat(warnings)
+                .containsExactlyInAnyOrder(
+                        "Environment variable HEDGE_INSTANCES_USERS_MAXEXTRALOD binds to no hedge property and is"
+                                + " ignored; did you mean HEDGE_INSTANCES_USERS_MAXEXTRALOAD"
+                                + " (hedge.instances.users.max-extra-load)?",
+                        "Environment variable HEDGE_INSTANCES_USER_READS_IDEMPOTENT binds to no hedge property and is"
+                                + " ignored (an instance name with a dash cannot be written in an environment"
+                                + " variable; use SPRING_APPLICATION_JSON for it)");
+    }
+
+    @Test
+    void should_warn_naming_the_nearest_valid_key_when_a_hedge_system_property_binds_to_nothing() {
+        List<String> warnings = warningsAtStart(runner.withInitializer(ctx -> ctx.getEnvironment()
+                .getPropertySources()
+                .addFirst(new MapPropertySource(
+                        StandardEnvironment.SYSTEM_PROPERTIES_PROPERTY_SOURCE_NAME,
+                        Map.of("hedge.defaults.timout", "1s", "hedge.defaults.timeout", "2s")))));
+        assertThat(warnings)
+                .containsExactly("System property hedge.defaults.timout binds to no hedge property and is ignored;"
+                        + " did you mean hedge.defaults.timeout?");
+    }
+
+    @Test
+    void should_warn_when_a_hedge_duration_has_no_unit() {
+        List<String> warnings = warningsAtStart(runner.withPropertyValues(
+                "hedge.defaults.timeout=5",
+                "hedge.instances.a.max-delay=50ms",
+                "hedge.instances.a.min-delay=PT0.001S"));
+        assertThat(warnings)
+                .containsExactly("hedge.defaults.timeout=5 (test) has no unit, so it is read as 5 ms; write 5ms to"
+                        + " keep that, or give the unit you meant (s, m)");
+    }
+
+    private static List<String> warningsAtStart(ApplicationContextRunner runner) {
+        Logger logger = (Logger) LoggerFactory.getLogger(HedgeAutoConfiguration.class);
+        ListAppender<ILoggingEvent> appender = new ListAppender<>();
+        appender.start();
+        logger.addAppender(appender);
+        try {
+            runner.run(ctx -> assertThat(ctx).hasNotFailed());
+        } finally {
+            logger.detachAppender(appender);
+        }
+        List<String> warnings = new ArrayList<>();
+        appender.list.stream()
+                .filter(e -> e.getLevel() == Level.WARN)
+                .forEach(e -> warnings.add(e.getFormattedMessage()));
+        return warnings;
     }
 
     @Test
