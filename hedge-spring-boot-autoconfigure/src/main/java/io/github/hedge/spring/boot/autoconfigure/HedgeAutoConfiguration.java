@@ -68,7 +68,9 @@ public class HedgeAutoConfiguration {
      * @param registry the registry
      * @param customizers applied to every instance
      * @param attemptExecutor the executor of blocking attempts, if the application defines one
-     * @param environment re-read by {@link HedgeInstances#refresh()}
+     * @param environment re-read by {@link HedgeInstances#refresh()}; its {@code HEDGE_*} variables and
+     *     {@code hedge.*} system properties that bind to nothing, and its durations without a unit, are
+     *     logged at WARN here, once
      * @return the named instances
      */
     @Bean
@@ -120,7 +122,7 @@ public class HedgeAutoConfiguration {
      * proxy cannot intercept ({@code final} under a class-based proxy, {@code private}, {@code
      * static}) or a bean that was not proxied fails the start, naming the bean and the method.
      *
-     * A {@code @Hedged} name not listed under {@code hedge.instances} is logged at WARN, with the
+     * <p>A {@code @Hedged} name not listed under {@code hedge.instances} is logged at WARN, with the
      * nearest listed name.
      *
      * @param environment holds {@code hedge.instances}
