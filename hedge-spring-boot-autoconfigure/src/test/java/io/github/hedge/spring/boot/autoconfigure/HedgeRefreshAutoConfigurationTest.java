@@ -15,6 +15,7 @@ import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.assertj.AssertableApplicationContext;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.cloud.autoconfigure.ConfigurationPropertiesRebinderAutoConfiguration;
 import org.springframework.cloud.context.environment.EnvironmentChangeEvent;
 import org.springframework.core.env.MapPropertySource;
 
@@ -70,6 +71,24 @@ class HedgeRefreshAutoConfigurationTest {
                         wrongType -> assertThat(wrongType)
                                 .contains("hedge.instances.a.max-attempts")
                                 .contains("two"));
+    }
+
+    @Test
+    void should_build_unlisted_instances_from_the_last_valid_defaults_when_spring_cloud_rebinds_an_invalid_value() {
+        // Spring Cloud's rebinder binds the HedgeProperties bean again, in place, whatever hedge accepts
+        runner.withConfiguration(AutoConfigurations.of(ConfigurationPropertiesRebinderAutoConfiguration.class))
+                .run(ctx -> {
+                    ctx.getEnvironment()
+                            .getPropertySources()
+                            .addFirst(new MapPropertySource("changed", Map.of("hedge.defaults.max-extra-load", "3")));
+                    ctx.publishEvent(new EnvironmentChangeEvent(
+                            ctx.getSourceApplicationContext(), Set.of("hedge.defaults.max-extra-load")));
+                    assertThat(ctx.getBean(HedgeProperties.class).getDefaults().getMaxExtraLoad())
+                            .as("the bean was rebound")
+                            .isEqualTo(3.0);
+                    HedgedExecutor unlisted = ctx.getBean(HedgeInstances.class).executor("unlisted");
+                    assertThat(unlisted.config().budgetRatio()).isEqualTo(0.05);
+                });
     }
 
     @Test
