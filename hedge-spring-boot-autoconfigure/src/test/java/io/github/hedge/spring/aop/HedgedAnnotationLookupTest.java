@@ -26,6 +26,7 @@ import org.springframework.boot.test.context.assertj.AssertableApplicationContex
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.core.annotation.AliasFor;
 
 /**
  * Where {@code @Hedged} may be put, as users put {@code @Transactional}: on an interface method or
@@ -69,6 +70,18 @@ class HedgedAnnotationLookupTest {
     @ValueSource(booleans = {true, false})
     void should_hedge_when_the_annotation_is_a_meta_annotation(boolean classBased) {
         run(classBased, ctx -> assertHedged(ctx, ctx.getBean(MetaAnnotated.class), b -> b.read(), "reads", true));
+    }
+
+    @ParameterizedTest(name = "proxy-target-class={0}")
+    @ValueSource(booleans = {true, false})
+    void should_hedge_through_the_composed_annotation_instance_when_it_aliases_the_value(boolean classBased) {
+        run(classBased, ctx -> assertHedged(ctx, ctx.getBean(AliasAnnotated.class), b -> b.read(), "other", true));
+    }
+
+    @ParameterizedTest(name = "proxy-target-class={0}")
+    @ValueSource(booleans = {true, false})
+    void should_hedge_when_the_annotation_is_on_a_generic_interface_method(boolean classBased) {
+        run(classBased, ctx -> assertHedged(ctx, ctx.getBean(GenericReader.class), b -> b.read(), "reads", classBased));
     }
 
     @ParameterizedTest(name = "proxy-target-class={0}")
@@ -173,6 +186,16 @@ class HedgedAnnotationLookupTest {
         }
 
         @Bean
+        AliasAnnotated aliasAnnotated(Probe probe) {
+            return new AliasAnnotated(probe);
+        }
+
+        @Bean
+        GenericReaderImpl genericReader(Probe probe) {
+            return new GenericReaderImpl(probe);
+        }
+
+        @Bean
         TypeAnnotated typeAnnotated(Probe probe) {
             return new TypeAnnotated(probe);
         }
@@ -266,6 +289,47 @@ class HedgedAnnotationLookupTest {
         }
 
         @HedgedRead
+        public CompletableFuture<String> read() {
+            return probe.firstNeverAnswers();
+        }
+    }
+
+    /** A composed annotation whose attribute names the instance. */
+    @Target({ElementType.METHOD, ElementType.TYPE})
+    @Retention(RetentionPolicy.RUNTIME)
+    @Hedged("unused")
+    public @interface HedgedVia {
+        @AliasFor(annotation = Hedged.class, attribute = "value")
+        String instance();
+    }
+
+    public static class AliasAnnotated {
+        private final Probe probe;
+
+        AliasAnnotated(Probe probe) {
+            this.probe = probe;
+        }
+
+        @HedgedVia(instance = "other")
+        public CompletableFuture<String> read() {
+            return probe.firstNeverAnswers();
+        }
+    }
+
+    /** A generic interface: the implementation's method has a bridge. */
+    public interface GenericReader<T> {
+        @Hedged("reads")
+        CompletableFuture<T> read();
+    }
+
+    public static class GenericReaderImpl implements GenericReader<String> {
+        private final Probe probe;
+
+        GenericReaderImpl(Probe probe) {
+            this.probe = probe;
+        }
+
+        @Override
         public CompletableFuture<String> read() {
             return probe.firstNeverAnswers();
         }

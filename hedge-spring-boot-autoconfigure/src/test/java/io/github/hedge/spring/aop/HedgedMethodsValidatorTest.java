@@ -95,6 +95,15 @@ class HedgedMethodsValidatorTest {
     }
 
     @Test
+    void should_fail_the_start_naming_bean_and_method_when_the_instance_name_is_blank() {
+        runner.withBean("blankName", BlankName.class, BlankName::new).run(ctx -> assertThat(ctx.getStartupFailure())
+                .rootCause()
+                .isInstanceOf(UnhedgeableMethodException.class)
+                .hasMessage("@Hedged method " + BlankName.class.getName() + ".read() of bean 'blankName' cannot be"
+                        + " hedged: @Hedged must name an instance, was blank"));
+    }
+
+    @Test
     void should_fail_when_a_prototype_bean_with_a_final_hedged_method_is_created() {
         runner.withUserConfiguration(PrototypeBeans.class).run(ctx -> {
             assertThat(ctx).as("a prototype is created on demand, not at start").hasNotFailed();
@@ -215,6 +224,13 @@ class HedgedMethodsValidatorTest {
 
         public CompletableFuture<String> call() {
             return read();
+        }
+    }
+
+    public static class BlankName {
+        @Hedged(" ")
+        public CompletableFuture<String> read() {
+            return new CompletableFuture<>();
         }
     }
 
