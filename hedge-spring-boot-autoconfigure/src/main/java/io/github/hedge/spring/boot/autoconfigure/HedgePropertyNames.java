@@ -77,7 +77,10 @@ final class HedgePropertyNames {
         if (origin != null) {
             sb.append(" (").append(origin).append(")");
         }
-        String nearest = nearest(property.getName());
+        String nearest = bracketed(written);
+        if (nearest == null) {
+            nearest = nearest(property.getName());
+        }
         if (nearest != null) {
             sb.append("; did you mean '").append(nearest).append("'?");
         } else {
@@ -102,6 +105,34 @@ final class HedgePropertyNames {
         List<String> lines = new ArrayList<>();
         unknown.forEach(p -> lines.add(describeUnknown(p)));
         return String.join("\n", lines);
+    }
+
+    /**
+     * A map key written without brackets though it holds dots, a slash or a star: {@code
+     * hedge.grpc.methods.shop.Catalog/GetItem.idempotent} for {@code
+     * hedge.grpc.methods[shop.Catalog/GetItem].idempotent}.
+     *
+     * @param written the name as written
+     * @return the bracketed name, or null if the name is not of that kind
+     */
+    static String bracketed(String written) {
+        for (List<String> template : TEMPLATES) {
+            int star = template.indexOf("*");
+            if (star < 0 || star == template.size() - 1) {
+                continue;
+            }
+            String prefix = String.join(".", template.subList(0, star)) + ".";
+            String suffix = "." + String.join(".", template.subList(star + 1, template.size()));
+            if (written.length() > prefix.length() + suffix.length()
+                    && written.startsWith(prefix)
+                    && written.endsWith(suffix)) {
+                String key = written.substring(prefix.length(), written.length() - suffix.length());
+                if (!key.contains("[") && (key.contains(".") || key.contains("/") || key.contains("*"))) {
+                    return prefix.substring(0, prefix.length() - 1) + "[" + key + "]" + suffix;
+                }
+            }
+        }
+        return null;
     }
 
     /** The name as the user wrote it, when the source says; else its canonical form. */

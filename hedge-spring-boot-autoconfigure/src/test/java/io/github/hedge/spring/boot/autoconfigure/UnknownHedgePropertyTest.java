@@ -55,6 +55,10 @@ class UnknownHedgePropertyTest {
         "hedge.grpc.non-fatal-code=UNAVAILABLE, hedge.grpc.non-fatal-codes",
         "hedge.cassandra.mod=off, hedge.cassandra.mode",
         "hedge.aspect.ordr=5, hedge.aspect.order",
+        // a map key with dots or a slash needs brackets
+        "hedge.grpc.methods.shop.Catalog/GetItem.idempotent=true, hedge.grpc.methods[shop.Catalog/GetItem].idempotent",
+        "hedge.grpc.methods.shop.Catalog/*.delay.fixed=5ms, hedge.grpc.methods[shop.Catalog/*].delay.fixed",
+        "hedge.instances.user.reads.idempotent=true, hedge.instances[user.reads].idempotent",
     })
     void should_fail_the_start_naming_the_key_and_the_nearest_valid_one_when_a_hedge_key_is_misspelt(
             String property, String nearest) {
