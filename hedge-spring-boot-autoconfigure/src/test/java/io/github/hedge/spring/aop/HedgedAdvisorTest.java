@@ -207,6 +207,18 @@ public class HedgedAdvisorTest {
         });
     }
 
+    @Test
+    void should_complete_the_future_with_the_exception_unchanged_when_an_async_method_throws_instead_of_returning() {
+        runner.run(ctx -> {
+            Backend backend = ctx.getBean(Backend.class);
+            Probe probe = ctx.getBean(Probe.class);
+            CompletableFuture<String> call = backend.throwInsteadOfReturning(); // not thrown here
+            assertThatThrownBy(() -> call.get(WAIT_SECONDS, TimeUnit.SECONDS)).isInstanceOf(ExecutionException.class);
+            assertThat(probe.failures).hasSize(3);
+            assertPrimaryFailureUnchanged(call.handle((v, e) -> e).join(), probe);
+        });
+    }
+
     private static List<CallCompleted> completedCalls(HedgeInstances instances, String name) {
         List<CallCompleted> completed = new CopyOnWriteArrayList<>();
         instances.executor(name).events().subscribe(CallCompleted.class, completed::add);
@@ -483,6 +495,11 @@ public class HedgedAdvisorTest {
 
         @Hedged("failing")
         public String failEveryAttemptBlocking() throws IOException {
+            throw probe.fail();
+        }
+
+        @Hedged("failing")
+        public CompletableFuture<String> throwInsteadOfReturning() throws IOException {
             throw probe.fail();
         }
 
