@@ -68,6 +68,7 @@ public class HedgedMethodsValidator implements BeanPostProcessor, AopInfrastruct
     @Override
     public Object postProcessAfterInitialization(Object bean, String beanName) {
         if (bean instanceof AopInfrastructureBean || bean instanceof Advisor) {
+            // also a scoped proxy (@RequestScope, @RefreshScope): its target bean is checked on its own
             return bean;
         }
         Class<?> targetClass = ClassUtils.getUserClass(AopUtils.getTargetClass(bean));

@@ -26,6 +26,7 @@ import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.Scope;
+import org.springframework.context.annotation.ScopedProxyMode;
 
 /**
  * A {@code @Hedged} method that Spring's proxy cannot intercept fails the start, naming the bean and
@@ -133,6 +134,22 @@ class HedgedMethodsValidatorTest {
     }
 
     @Test
+    void should_hedge_through_a_scoped_proxy_when_the_bean_has_a_scope_with_a_proxy_mode() {
+        // the scoped proxy (as @RequestScope and Spring Cloud's @RefreshScope make) delegates to a
+        // target bean that is proxied with the advisor; the scoped proxy itself is not
+        runner.withUserConfiguration(ScopedBeans.class).run(ctx -> {
+            assertThat(ctx).hasNotFailed();
+            Plain scoped = ctx.getBean("scopedPlain", Plain.class);
+            assertThat(scoped.read().get(WAIT_SECONDS, TimeUnit.SECONDS)).isEqualTo("answer 2");
+            assertThat(ctx.getBean(HedgeInstances.class)
+                            .executor("reads")
+                            .stats()
+                            .hedgesWon())
+                    .isEqualTo(1);
+        });
+    }
+
+    @Test
     void should_not_hedge_a_call_the_bean_makes_to_its_own_method_through_this() {
         // documented, as for @Transactional: only calls through the proxy are intercepted
         runner.withBean(SelfCalling.class, () -> new SelfCalling(null)).run(ctx -> {
@@ -185,6 +202,15 @@ class HedgedMethodsValidatorTest {
         @Bean
         @Scope(ConfigurableBeanFactory.SCOPE_PROTOTYPE)
         Plain plainPrototype(Probe probe) {
+            return new Plain(probe);
+        }
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    static class ScopedBeans {
+        @Bean
+        @Scope(value = ConfigurableBeanFactory.SCOPE_PROTOTYPE, proxyMode = ScopedProxyMode.TARGET_CLASS)
+        Plain scopedPlain(Probe probe) {
             return new Plain(probe);
         }
     }
