@@ -141,11 +141,9 @@ class HedgedMethodsValidatorTest {
             assertThat(ctx).hasNotFailed();
             Plain scoped = ctx.getBean("scopedPlain", Plain.class);
             assertThat(scoped.read().get(WAIT_SECONDS, TimeUnit.SECONDS)).isEqualTo("answer 2");
-            assertThat(ctx.getBean(HedgeInstances.class)
-                            .executor("reads")
-                            .stats()
-                            .hedgesWon())
-                    .isEqualTo(1);
+            // counted as the call completes, which may be just after the caller has its answer
+            HedgedAdvisorTest.await(() ->
+                    ctx.getBean(HedgeInstances.class).executor("reads").stats().hedgesWon() == 1);
         });
     }
 
