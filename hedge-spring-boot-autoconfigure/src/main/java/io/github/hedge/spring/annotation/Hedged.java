@@ -26,11 +26,22 @@ import java.lang.annotation.Target;
  * </ul>
  *
  * Other results that complete later ({@code Future}, a Reactive Streams {@code Publisher} such as
- * {@code Mono}) are refused with an {@code IllegalStateException} on the first call: the method
- * returns at once, so hedging would have nothing to do.
+ * {@code Mono}) fail the bean's creation with {@link
+ * io.github.hedge.spring.aop.UnhedgeableMethodException}: the method returns at once, so hedging
+ * would have nothing to do.
  *
- * <p>On a type, the annotation applies to every method called through the bean's proxy; one on a
- * method wins.
+ * <p>The annotation is found as Spring finds {@code @Transactional}, under class-based and
+ * interface-based proxies alike: on the bean's method or a method it overrides or implements (an
+ * interface's, a superclass's), then on the declaring class and its supertypes, then on the
+ * interface method called and its interface; the first found wins. It may be used as a
+ * meta-annotation. On a type, it applies to the type's public instance methods, not to those
+ * {@code Object} declares.
+ *
+ * <p>Only calls through the bean's proxy are hedged: a bean calling its own method through {@code
+ * this} runs it once, unhedged, as with {@code @Transactional}. A {@code private} or {@code static}
+ * annotated method, a {@code final} one under a class-based proxy, or an annotated bean that was not
+ * proxied fails the bean's creation with {@link
+ * io.github.hedge.spring.aop.UnhedgeableMethodException}, naming the bean and the method.
  */
 @Target({ElementType.METHOD, ElementType.TYPE})
 @Retention(RetentionPolicy.RUNTIME)

@@ -2,17 +2,21 @@ package io.github.hedge.spring.aop;
 
 import io.github.hedge.spring.annotation.Hedged;
 import io.github.hedge.spring.boot.autoconfigure.HedgeInstances;
+import java.lang.reflect.Method;
 import java.util.function.Supplier;
 import org.aopalliance.aop.Advice;
 import org.springframework.aop.Pointcut;
 import org.springframework.aop.support.AbstractPointcutAdvisor;
-import org.springframework.aop.support.ComposablePointcut;
-import org.springframework.aop.support.annotation.AnnotationMatchingPointcut;
+import org.springframework.aop.support.StaticMethodMatcherPointcut;
 import org.springframework.core.Ordered;
+import org.springframework.core.annotation.AnnotationUtils;
 
 /**
- * The Spring AOP advisor behind {@link Hedged}: methods annotated with it, and every method of
- * types annotated with it, run through {@link HedgedInterceptor}. An infrastructure advisor like
+ * The Spring AOP advisor behind {@link Hedged}: methods annotated with it, and every public method
+ * of types annotated with it, run through {@link HedgedInterceptor}. The annotation is found as
+ * Spring finds {@code @Transactional}: on the method or on a method it overrides or implements (an
+ * interface's, a superclass's), then on its type, also as a meta-annotation, with JDK and CGLIB
+ * proxies alike. An infrastructure advisor like
  * {@code @Transactional}'s, so it needs no AspectJ: Spring Boot's {@code AopAutoConfiguration}
  * ({@code spring.aop.auto=true}, the default) proxies the beans, with or without AspectJ.
  *
@@ -44,9 +48,20 @@ public class HedgedAdvisor extends AbstractPointcutAdvisor {
      */
     public HedgedAdvisor(Supplier<HedgeInstances> instances, int order) {
         this.interceptor = new HedgedInterceptor(instances);
-        this.pointcut = new ComposablePointcut(AnnotationMatchingPointcut.forMethodAnnotation(Hedged.class))
-                .union(new AnnotationMatchingPointcut(Hedged.class, true));
+        this.pointcut = new HedgedPointcut();
         setOrder(order);
+    }
+
+    /** Matches the methods to which a {@link Hedged} applies (see {@link HedgedMethods#find}). */
+    private static final class HedgedPointcut extends StaticMethodMatcherPointcut {
+        HedgedPointcut() {
+            setClassFilter(type -> AnnotationUtils.isCandidateClass(type, Hedged.class));
+        }
+
+        @Override
+        public boolean matches(Method method, Class<?> targetClass) {
+            return HedgedMethods.find(method, targetClass) != null;
+        }
     }
 
     @Override

@@ -13,7 +13,6 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
-import java.util.concurrent.Future;
 import java.util.function.Supplier;
 import org.aopalliance.intercept.MethodInterceptor;
 import org.aopalliance.intercept.MethodInvocation;
@@ -22,7 +21,6 @@ import org.springframework.aop.framework.ReflectiveMethodInvocation;
 import org.springframework.aop.interceptor.ExposeInvocationInterceptor;
 import org.springframework.aop.support.AopUtils;
 import org.springframework.core.MethodClassKey;
-import org.springframework.core.annotation.AnnotatedElementUtils;
 import org.springframework.util.ClassUtils;
 import org.springframework.util.ReflectionUtils;
 
@@ -83,6 +81,14 @@ public class HedgedInterceptor implements MethodInterceptor {
         }
         HedgedExecutor executor = instances().executor(plan.instance);
         Attempt attempt = attempt(call);
+        if (plan.springAsync) {
+            // @Async outside: the body blocks and returns a completed future, so hedge it as a blocking
+            // call; @Async's own interceptor hands the value to its caller
+            Object value = executor.execute(plan.options, () -> awaitResult(attempt.proceed()));
+            return plan.async || java.util.concurrent.Future.class.isAssignableFrom(method.getReturnType())
+                    ? CompletableFuture.completedFuture(value)
+                    : value;
+        }
         if (plan.async) {
             return executor.executeAsync(plan.options, ctx -> stage(attempt.proceed()));
         }
@@ -118,6 +124,25 @@ public class HedgedInterceptor implements MethodInterceptor {
         };
     }
 
+    /** The value of an {@code @Async} method's (completed) future, its failure thrown unwrapped. */
+    private static Object awaitResult(Object result) throws Exception {
+        if (!(result instanceof java.util.concurrent.Future<?> future)) {
+            return result;
+        }
+        try {
+            return future.get();
+        } catch (java.util.concurrent.ExecutionException e) {
+            Throwable cause = e.getCause() != null ? e.getCause() : e;
+            if (cause instanceof Exception ex) {
+                throw ex;
+            }
+            if (cause instanceof Error err) {
+                throw err;
+            }
+            throw new IllegalStateException(cause);
+        }
+    }
+
     private static CompletionStage<Object> stage(Object result) {
         if (result == null) {
             throw new NullPointerException("a @Hedged method returned null instead of a CompletionStage");
@@ -128,27 +153,18 @@ public class HedgedInterceptor implements MethodInterceptor {
     }
 
     private static Plan plan(Method method, Class<?> targetClass) {
-        Method specific = targetClass != null ? AopUtils.getMostSpecificMethod(method, targetClass) : method;
-        Hedged hedged = AnnotatedElementUtils.findMergedAnnotation(specific, Hedged.class);
-        if (hedged == null && targetClass != null) {
-            hedged = AnnotatedElementUtils.findMergedAnnotation(targetClass, Hedged.class);
-        }
-        if (hedged == null) {
-            hedged = AnnotatedElementUtils.findMergedAnnotation(method.getDeclaringClass(), Hedged.class);
-        }
+        Hedged hedged = HedgedMethods.find(method, targetClass);
         if (hedged == null) {
             return null;
         }
-        if (hedged.value().isBlank()) {
-            throw new IllegalStateException("@Hedged on " + method + " must name an instance, was blank");
+        String problem = HedgedMethods.problem(method, targetClass, hedged);
+        if (problem != null) {
+            // HedgedMethodsValidator fails the start for this; a bean it did not see gets here
+            throw new IllegalStateException("@Hedged cannot hedge " + method + ": " + problem);
         }
         Class<?> rt = method.getReturnType();
-        boolean async = CompletionStage.class.isAssignableFrom(rt) && rt.isAssignableFrom(CompletableFuture.class);
-        if (!async && returnsLater(rt)) {
-            throw new IllegalStateException("@Hedged cannot hedge " + method + ": its result, a " + rt.getName()
-                    + ", completes after the method returns, so every attempt would end at once and nothing would"
-                    + " be hedged; return a CompletionStage, a CompletableFuture or a value");
-        }
+        boolean async = HedgedMethods.isAsync(rt);
+        boolean springAsync = HedgedMethods.isSpringAsync(method, targetClass);
         CallOptions.Builder options = CallOptions.builder()
                 .operation(ClassUtils.getShortName(targetClass != null ? targetClass : method.getDeclaringClass()) + "."
                         + method.getName());
@@ -162,33 +178,7 @@ public class HedgedInterceptor implements MethodInterceptor {
             default:
                 break;
         }
-        return new Plan(hedged.value(), async, options.build());
-    }
-
-    /** A result that completes after the method returned, other than the two supported stages. */
-    private static boolean returnsLater(Class<?> type) {
-        return Future.class.isAssignableFrom(type) || CompletionStage.class.isAssignableFrom(type) || isPublisher(type);
-    }
-
-    /**
-     * Whether {@code type} is or extends a Reactive Streams {@code Publisher} (found by name: the API
-     * is optional) or the JDK's {@link java.util.concurrent.Flow.Publisher}. Walks super-interfaces
-     * too: reactor's {@code Mono} implements {@code CorePublisher}, which extends {@code Publisher}.
-     */
-    private static boolean isPublisher(Class<?> type) {
-        if (type == null) {
-            return false;
-        }
-        if (type == java.util.concurrent.Flow.Publisher.class
-                || type.getName().equals("org.reactivestreams.Publisher")) {
-            return true;
-        }
-        for (Class<?> i : type.getInterfaces()) {
-            if (isPublisher(i)) {
-                return true;
-            }
-        }
-        return isPublisher(type.getSuperclass());
+        return new Plan(hedged.value(), async, springAsync, options.build());
     }
 
     private static Field userAttributesField() {
@@ -203,5 +193,5 @@ public class HedgedInterceptor implements MethodInterceptor {
         }
     }
 
-    private record Plan(String instance, boolean async, CallOptions options) {}
+    private record Plan(String instance, boolean async, boolean springAsync, CallOptions options) {}
 }

@@ -207,6 +207,18 @@ public class HedgedAdvisorTest {
         });
     }
 
+    @Test
+    void should_complete_the_future_with_the_exception_unchanged_when_an_async_method_throws_instead_of_returning() {
+        runner.run(ctx -> {
+            Backend backend = ctx.getBean(Backend.class);
+            Probe probe = ctx.getBean(Probe.class);
+            CompletableFuture<String> call = backend.throwInsteadOfReturning(); // not thrown here
+            assertThatThrownBy(() -> call.get(WAIT_SECONDS, TimeUnit.SECONDS)).isInstanceOf(ExecutionException.class);
+            assertThat(probe.failures).hasSize(3);
+            assertPrimaryFailureUnchanged(call.handle((v, e) -> e).join(), probe);
+        });
+    }
+
     private static List<CallCompleted> completedCalls(HedgeInstances instances, String name) {
         List<CallCompleted> completed = new CopyOnWriteArrayList<>();
         instances.executor(name).events().subscribe(CallCompleted.class, completed::add);
@@ -237,40 +249,33 @@ public class HedgedAdvisorTest {
     }
 
     @Test
-    void should_refuse_a_method_whose_result_completes_later_when_it_returns_a_future() {
-        runner.run(ctx -> {
-            Backend backend = ctx.getBean(Backend.class);
-            assertThatThrownBy(backend::plainFuture)
-                    .isInstanceOf(IllegalStateException.class)
-                    .satisfies(refusal("plainFuture", "java.util.concurrent.Future"));
-            assertThat(ctx.getBean(Probe.class).invocations.get()).isZero();
-        });
+    void should_fail_the_start_naming_the_method_when_it_returns_a_future() {
+        runner.withBean(FutureResult.class, FutureResult::new).run(ctx -> assertThat(ctx.getStartupFailure())
+                .rootCause()
+                .isInstanceOf(UnhedgeableMethodException.class)
+                .satisfies(refusal(FutureResult.class, "read", "java.util.concurrent.Future")));
     }
 
     @Test
-    void should_refuse_a_method_whose_result_completes_later_when_it_returns_a_reactive_streams_publisher() {
-        runner.run(ctx -> {
-            Backend backend = ctx.getBean(Backend.class);
-            assertThatThrownBy(backend::publisher)
-                    .isInstanceOf(IllegalStateException.class)
-                    .satisfies(refusal("publisher", Publisher.class.getName()));
-            // a Mono is a class implementing a sub-interface of Publisher
-            assertThatThrownBy(backend::mono)
-                    .isInstanceOf(IllegalStateException.class)
-                    .satisfies(refusal("mono", MonoLike.class.getName()));
-            // the JDK's own reactive-streams interface
-            assertThatThrownBy(backend::flowPublisher)
-                    .isInstanceOf(IllegalStateException.class)
-                    .satisfies(refusal("flowPublisher", java.util.concurrent.Flow.Publisher.class.getName()));
-            assertThat(ctx.getBean(Probe.class).invocations.get()).isZero();
-        });
+    void should_fail_the_start_naming_the_method_when_it_returns_a_reactive_streams_publisher() {
+        runner.withBean(PublisherResult.class, PublisherResult::new).run(ctx -> assertThat(ctx.getStartupFailure())
+                .rootCause()
+                .satisfies(refusal(PublisherResult.class, "read", Publisher.class.getName())));
+        // a Mono is a class implementing a sub-interface of Publisher
+        runner.withBean(MonoResult.class, MonoResult::new).run(ctx -> assertThat(ctx.getStartupFailure())
+                .rootCause()
+                .satisfies(refusal(MonoResult.class, "read", MonoLike.class.getName())));
+        // the JDK's own reactive-streams interface
+        runner.withBean(FlowResult.class, FlowResult::new).run(ctx -> assertThat(ctx.getStartupFailure())
+                .rootCause()
+                .satisfies(refusal(FlowResult.class, "read", java.util.concurrent.Flow.Publisher.class.getName())));
     }
 
-    /** The refusal names the method and its result type, and says why it cannot be hedged. */
-    private static ThrowingConsumer<Throwable> refusal(String method, String resultType) {
+    /** The refusal names the bean, the method and its result type, and says why it cannot be hedged. */
+    private static ThrowingConsumer<Throwable> refusal(Class<?> type, String method, String resultType) {
         return e -> assertThat(e.getMessage())
-                .contains(Backend.class.getName() + "." + method + "()")
-                .contains(resultType)
+                .contains("@Hedged method " + type.getName() + "." + method + "() of bean '")
+                .contains("its result, a " + resultType)
                 .contains("completes after the method returns")
                 .contains("nothing would be hedged");
     }
@@ -494,39 +499,49 @@ public class HedgedAdvisorTest {
         }
 
         @Hedged("failing")
+        public CompletableFuture<String> throwInsteadOfReturning() throws IOException {
+            throw probe.fail();
+        }
+
+        @Hedged("failing")
         public CompletableFuture<String> failEveryAttemptAsync() {
             return CompletableFuture.failedFuture(probe.fail());
-        }
-
-        @Hedged("reads")
-        public java.util.concurrent.Future<String> plainFuture() {
-            return firstNeverAnswers();
-        }
-
-        @Hedged("reads")
-        public Publisher<String> publisher() {
-            invocations.incrementAndGet();
-            return subscriber -> {};
-        }
-
-        @Hedged("reads")
-        public MonoLike<String> mono() {
-            invocations.incrementAndGet();
-            return new MonoLike<>() {
-                @Override
-                public void subscribe(Subscriber<? super String> subscriber) {}
-            };
-        }
-
-        @Hedged("reads")
-        public java.util.concurrent.Flow.Publisher<String> flowPublisher() {
-            invocations.incrementAndGet();
-            return subscriber -> {};
         }
 
         @Hedged("unlisted")
         public String unlisted() {
             return "unlisted";
+        }
+    }
+
+    public static class FutureResult {
+        @Hedged("reads")
+        public java.util.concurrent.Future<String> read() {
+            return new CompletableFuture<>();
+        }
+    }
+
+    public static class PublisherResult {
+        @Hedged("reads")
+        public Publisher<String> read() {
+            return subscriber -> {};
+        }
+    }
+
+    public static class MonoResult {
+        @Hedged("reads")
+        public MonoLike<String> read() {
+            return new MonoLike<>() {
+                @Override
+                public void subscribe(Subscriber<? super String> subscriber) {}
+            };
+        }
+    }
+
+    public static class FlowResult {
+        @Hedged("reads")
+        public java.util.concurrent.Flow.Publisher<String> read() {
+            return subscriber -> {};
         }
     }
 

@@ -89,12 +89,14 @@ public class HedgeInstances implements AutoCloseable {
             List<HedgeConfigCustomizer> customizers,
             Executor attemptExecutor,
             Supplier<HedgeProperties> rebinder) {
-        this.properties = Objects.requireNonNull(properties, "properties must not be null");
+        // a copy: Spring Cloud rebinds the HedgeProperties bean in place on refresh, also with values
+        // refresh() refuses, and unlisted instances are built from what is kept here
+        this.properties = copy(Objects.requireNonNull(properties, "properties must not be null"));
         this.registry = Objects.requireNonNull(registry, "registry must not be null");
         this.customizers = List.copyOf(customizers);
         this.attemptExecutor = attemptExecutor;
         this.rebinder = rebinder;
-        Map<String, Resolved> all = resolveAll(properties);
+        Map<String, Resolved> all = resolveAll(this.properties);
         all.forEach((name, r) -> install(name, r, registry.find(name).orElse(null)));
     }
 
@@ -334,6 +336,8 @@ public class HedgeInstances implements AutoCloseable {
         cd.setTimeout(d.getTimeout());
         cd.setIdempotent(d.getIdempotent());
         cd.setSlowCallThreshold(d.getSlowCallThreshold());
+        cd.setSavingsWindow(d.getSavingsWindow());
+        cd.setLoserSampling(d.getLoserSampling());
         p.getInstances().forEach((name, i) -> {
             HedgeProperties.Instance ci = new HedgeProperties.Instance();
             copyDelay(i.getDelay(), ci.getDelay());
@@ -344,6 +348,8 @@ public class HedgeInstances implements AutoCloseable {
             ci.setTimeout(i.getTimeout());
             ci.setIdempotent(i.getIdempotent());
             ci.setSlowCallThreshold(i.getSlowCallThreshold());
+            ci.setSavingsWindow(i.getSavingsWindow());
+            ci.setLoserSampling(i.getLoserSampling());
             c.getInstances().put(name, ci);
         });
         c.getAspect().setOrder(p.getAspect().getOrder());

@@ -21,7 +21,7 @@ import org.springframework.boot.context.properties.ConfigurationProperties;
  * <p>Values are checked when the application starts (see {@link InvalidHedgePropertyException}).
  * A mutable binding target, not thread-safe; {@link HedgeInstances} copies what it needs.
  */
-@ConfigurationProperties(prefix = "hedge")
+@ConfigurationProperties(prefix = "hedge", ignoreUnknownFields = false)
 public class HedgeProperties {
 
     /** Settings every instance inherits unless it sets its own, and the settings of instances not listed. */

@@ -7,6 +7,7 @@ import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
+import org.springframework.boot.context.properties.bind.BindException;
 import org.springframework.cloud.context.environment.EnvironmentChangeEvent;
 import org.springframework.context.ApplicationListener;
 import org.springframework.context.annotation.Bean;
@@ -15,7 +16,8 @@ import org.springframework.context.annotation.Bean;
  * With Spring Cloud Context on the class path, re-reads {@code hedge.*} when the environment
  * changes ({@code EnvironmentChangeEvent}: {@code POST /actuator/refresh}, a config-server push)
  * and reconfigures the instances whose settings changed, without a restart (see {@link
- * HedgeInstances#refresh()}). An invalid new value is logged and changes nothing: a running
+ * HedgeInstances#refresh()}). An invalid new value, a misspelt key or a value of the wrong type is
+ * logged at WARN and changes nothing: a running
  * application keeps its last valid configuration. Off with {@code hedge.refresh.enabled=false}.
  */
 @AutoConfiguration(after = HedgeAutoConfiguration.class)
@@ -43,6 +45,16 @@ public class HedgeRefreshAutoConfiguration {
                 instances.getObject().refresh();
             } catch (InvalidHedgePropertyException e) {
                 log.warn("hedge.* changed to an invalid value; the previous configuration stays: {}", e.getMessage());
+            } catch (BindException e) {
+                // a misspelt key, or a value of the wrong type (max-attempts=two)
+                String unknown = HedgePropertyNames.describeUnknown(e);
+                log.warn(
+                        "hedge.* changed to something that does not bind; the previous configuration stays: {}",
+                        unknown != null
+                                ? unknown
+                                : e.getCause() != null
+                                        ? e.getMessage() + ": " + e.getCause().getMessage()
+                                        : e.getMessage());
             }
         };
     }

@@ -36,7 +36,8 @@ class HedgesEndpointTest {
             .withPropertyValues(
                     "hedge.defaults.max-extra-load=0.1",
                     "hedge.instances.user-reads.idempotent=true",
-                    "hedge.instances.user-reads.delay.fixed=20ms",
+                    "hedge.instances.user-reads.delay.fixed=1s", // long: a loaded machine sends no hedge for a trivial
+                    // call
                     "hedge.instances.user-reads.timeout=2s",
                     "hedge.instances.user-writes.max-attempts=1");
 
@@ -75,12 +76,12 @@ class HedgesEndpointTest {
                     .valueToTree(ctx.getBean(HedgesEndpoint.class).hedges());
             JsonNode r = json.path("instances").path("user-reads");
             assertThat(json.path("instances").fieldNames()).toIterable().containsExactly("user-reads", "user-writes");
-            assertThat(r.path("config").path("delay").asText()).isEqualTo("fixed 20ms");
+            assertThat(r.path("config").path("delay").asText()).isEqualTo("fixed 1s");
             assertThat(r.path("config").path("maxAttempts").asInt()).isEqualTo(2);
             assertThat(r.path("config").path("maxExtraLoad").asDouble()).isEqualTo(0.1);
             assertThat(r.path("config").path("timeout").asText()).isEqualTo("2s");
             assertThat(r.path("config").path("idempotent").asBoolean()).isTrue();
-            assertThat(r.path("currentDelayMs").asDouble()).isEqualTo(20.0);
+            assertThat(r.path("currentDelayMs").asDouble()).isEqualTo(1000.0);
             assertThat(r.path("counters").path("calls").asLong()).isEqualTo(4);
             assertThat(r.path("counters").path("successes").asLong()).isEqualTo(4);
             assertThat(r.path("counters").path("hedgesSent").asLong()).isZero();
@@ -192,7 +193,7 @@ class HedgesEndpointTest {
                     .isInstanceOf(InvalidEndpointRequestException.class)
                     .hasMessage("hedge.instances.user-reads.delay.* must be one of percentile or fixed,"
                             + " was percentile and fixed");
-            assertThat(endpoint.instance("user-reads").config().delay()).isEqualTo("fixed 20ms");
+            assertThat(endpoint.instance("user-reads").config().delay()).isEqualTo("fixed 1s");
         });
     }
 }

@@ -100,6 +100,45 @@ class HedgeAutoConfigurationTest {
     }
 
     @Test
+    void should_keep_every_other_setting_when_one_setting_of_an_instance_is_changed_at_runtime() {
+        runner.withPropertyValues(
+                        "hedge.defaults.savings-window=7m",
+                        "hedge.defaults.loser-sampling=0.25",
+                        "hedge.defaults.slow-call-threshold=3s",
+                        "hedge.defaults.timeout=9s",
+                        "hedge.instances.a.idempotent=true",
+                        "hedge.instances.a.max-extra-load=0.2",
+                        "hedge.instances.a.min-delay=1ms",
+                        "hedge.instances.a.max-delay=2s",
+                        "hedge.instances.b.savings-window=11m",
+                        "hedge.instances.b.loser-sampling=0.5")
+                .run(ctx -> {
+                    HedgeInstances instances = ctx.getBean(HedgeInstances.class);
+                    for (String name : List.of("a", "b")) {
+                        HedgeInstanceSettings before = instances.settings(name).orElseThrow();
+                        HedgeInstanceSettings after = instances.update(name, i -> i.setMaxAttempts(3));
+                        assertThat(after)
+                                .as("instance %s: only max-attempts changed", name)
+                                .isEqualTo(new HedgeInstanceSettings(
+                                        3,
+                                        before.delay(),
+                                        before.maxExtraLoad(),
+                                        before.minDelay(),
+                                        before.maxDelay(),
+                                        before.timeout(),
+                                        before.idempotent(),
+                                        before.slowCallThreshold(),
+                                        before.savingsWindow(),
+                                        before.loserSampling()));
+                    }
+                    assertThat(instances.settings("b").orElseThrow().loserSampling())
+                            .isEqualTo(0.5);
+                    assertThat(instances.settings("a").orElseThrow().savingsWindow())
+                            .isEqualTo(Duration.ofMinutes(7));
+                });
+    }
+
+    @Test
     void should_use_the_built_in_defaults_when_nothing_is_set() {
         runner.run(ctx -> {
             HedgeInstances instances = ctx.getBean(HedgeInstances.class);
