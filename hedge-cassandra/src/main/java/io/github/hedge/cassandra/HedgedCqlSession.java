@@ -18,6 +18,7 @@ import com.datastax.oss.driver.api.core.session.Request;
 import com.datastax.oss.driver.api.core.type.reflect.GenericType;
 import io.github.hedge.cassandra.internal.BlockingResultSet;
 import io.github.hedge.cassandra.internal.DriverErrors;
+import io.github.hedge.cassandra.internal.FailoverPages;
 import io.github.hedge.cassandra.internal.LatencyScores;
 import io.github.hedge.cassandra.internal.RateLimitedLog;
 import io.github.hedge.cassandra.internal.Statements;
@@ -103,7 +104,8 @@ import org.slf4j.LoggerFactory;
  * </ul>
  *
  * <p>Later pages of a result (iterating a synchronous result set, or {@code fetchNextPage}) are
- * fetched through the driver from the replica that answered the first page, not hedged; a
+ * fetched through the driver from the replica that answered the first page, not hedged (when that
+ * replica cannot take the request, through the driver's query plan, as without hedge); a
  * statement the caller executes with a paging state of its own is hedged like any other. Prepare,
  * reactive and other request types pass through unhedged.
  *
@@ -113,7 +115,10 @@ import org.slf4j.LoggerFactory;
  * events (for the slow-call log) only with {@link Builder#statementTextInDetails(boolean)}; bound
  * values never do.
  *
- * <p>Closing this session closes the wrapped one. Thread-safe, like the session it wraps.
+ * <p>Cancelling the future of {@code executeAsync} ends the call: no further attempt starts (a
+ * request already sent runs on the server to the end, as CQL cannot cancel it). Closing this
+ * session closes the wrapped one; with {@code close()} the attempts in flight still answer their
+ * calls. Thread-safe, like the session it wraps.
  */
 public final class HedgedCqlSession implements CqlSession {
     private static final Logger LOG = LoggerFactory.getLogger(HedgedCqlSession.class);
@@ -391,12 +396,13 @@ public final class HedgedCqlSession implements CqlSession {
         ctx.reportTarget(Statements.target(node));
         Statement<?> pinned = statement.setNode(node);
         CompletionStage<AsyncResultSet> stage = measured(node, pinned);
-        if (losers == Losers.LET_FINISH) {
-            // the executor cancels the stage an attempt returns when it loses: hand it a copy so the
-            // driver's request runs to the end and its latency is measured
-            return stage.thenApply(rs -> rs);
+        if (losers == Losers.DROP) {
+            ctx.onCancel(() -> stage.toCompletableFuture().cancel(true)); // the driver drops it
         }
-        return stage;
+        // the executor cancels the stage an attempt returns when it loses: with LET_FINISH it gets a
+        // copy, so the driver's request runs to the end and its latency is measured. Later pages go
+        // to the node that answered, or through the driver's plan when it cannot take them
+        return stage.thenApply(rs -> new FailoverPages(rs, delegate));
     }
 
     /**

@@ -29,6 +29,9 @@ import com.datastax.oss.driver.api.core.DriverException;
 import com.datastax.oss.driver.api.core.DriverTimeoutException;
 import com.datastax.oss.driver.api.core.ProtocolVersion;
 import com.datastax.oss.driver.api.core.config.DefaultDriverOption;
+import com.datastax.oss.driver.api.core.cql.AsyncResultSet;
+import com.datastax.oss.driver.api.core.cql.BatchStatement;
+import com.datastax.oss.driver.api.core.cql.DefaultBatchType;
 import com.datastax.oss.driver.api.core.cql.SimpleStatement;
 import com.datastax.oss.driver.api.core.servererrors.AlreadyExistsException;
 import com.datastax.oss.driver.api.core.servererrors.FunctionFailureException;
@@ -41,6 +44,7 @@ import com.datastax.oss.driver.api.core.servererrors.TruncateException;
 import com.datastax.oss.driver.api.core.servererrors.UnauthorizedException;
 import com.datastax.oss.driver.api.core.servererrors.WriteFailureException;
 import com.datastax.oss.driver.api.core.type.codec.TypeCodecs;
+import com.datastax.oss.protocol.internal.request.Batch;
 import com.datastax.oss.simulacron.common.codec.ConsistencyLevel;
 import com.datastax.oss.simulacron.common.codec.WriteType;
 import com.datastax.oss.simulacron.common.result.Result;
@@ -49,6 +53,7 @@ import io.github.hedge.core.DelayPolicy;
 import io.github.hedge.core.HedgeBudget;
 import io.github.hedge.core.HedgeConfig;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
@@ -251,5 +256,154 @@ class HedgedCqlSessionFailuresTest {
 
         assertThat(sim.received(query)).containsExactly(1, 1, 1);
         assertThat(session.executor().stats().hedgesSent()).isEqualTo(2);
+    }
+
+    // ------------------------------------------------------------------ the caller, the session
+
+    @Test
+    void should_send_no_further_attempt_when_the_caller_cancels_the_call() throws Exception {
+        String query = "SELECT v FROM ks.t WHERE k = ? -- cancelled";
+        slowAll(query, 1000);
+        HedgedCqlSession session =
+                wrap(driver, userConfig(Duration.ofMillis(300), 3).build());
+
+        CompletableFuture<AsyncResultSet> call =
+                session.executeAsync(statement(query, 5)).toCompletableFuture();
+        await().atMost(Duration.ofSeconds(5))
+                .pollInterval(Duration.ofMillis(1))
+                .until(() -> total(sim.received(query)) == 1);
+        assertThat(call.cancel(true)).isTrue();
+
+        // past the two hedges' 300 and 600 ms, had the call gone on
+        Thread.sleep(700);
+        assertThat(total(sim.received(query))).isEqualTo(1);
+        assertThat(session.executor().stats().hedgesSent()).isZero();
+        assertThat(session.executor().stats().cancelled()).isEqualTo(1);
+    }
+
+    @Test
+    void should_answer_every_call_in_flight_from_its_running_attempts_when_the_session_closes() throws Exception {
+        String query = "SELECT v FROM ks.t WHERE k = ? -- closing";
+        slowAll(query, 400);
+        CqlSession own = sim.session();
+        // the hedges are due at 150 ms, after the close: they cannot go out, the primaries still answer
+        HedgedCqlSession session =
+                wrap(own, userConfig(Duration.ofMillis(150), 3).build());
+        List<CompletableFuture<AsyncResultSet>> calls = new ArrayList<>();
+        for (int k = 0; k < 10; k++) {
+            calls.add(session.executeAsync(statement(query, k)).toCompletableFuture());
+        }
+        await().atMost(Duration.ofSeconds(5))
+                .pollInterval(Duration.ofMillis(1))
+                .until(() -> total(sim.received(query)) >= 10);
+
+        CompletableFuture<Void> closed = session.closeAsync().toCompletableFuture();
+
+        // a graceful close lets requests in flight finish: every call is answered by its primary,
+        // although its hedges fail at once on the closing session
+        for (CompletableFuture<AsyncResultSet> call : calls) {
+            assertThat(call).succeedsWithin(Duration.ofSeconds(10));
+        }
+        assertThat(closed).succeedsWithin(Duration.ofSeconds(10));
+        assertThat(session.executor().stats().successes()).isEqualTo(10);
+        assertThat(session.executor().stats().pendingAttempts()).isZero();
+    }
+
+    @Test
+    void should_end_every_call_in_flight_when_the_session_is_force_closed() throws Exception {
+        String query = "SELECT v FROM ks.t WHERE k = ? -- force closing";
+        slowAll(query, 400);
+        CqlSession own = sim.session();
+        // the hedges are due at 150 ms, after the close
+        HedgedCqlSession session =
+                wrap(own, userConfig(Duration.ofMillis(150), 3).build());
+        List<CompletableFuture<AsyncResultSet>> calls = new ArrayList<>();
+        for (int k = 0; k < 10; k++) {
+            calls.add(session.executeAsync(statement(query, k)).toCompletableFuture());
+        }
+        await().atMost(Duration.ofSeconds(5))
+                .pollInterval(Duration.ofMillis(1))
+                .until(() -> total(sim.received(query)) >= 10);
+
+        session.forceCloseAsync().toCompletableFuture().get(10, TimeUnit.SECONDS);
+
+        for (CompletableFuture<AsyncResultSet> call : calls) {
+            assertThat(call).failsWithin(Duration.ofSeconds(10));
+        }
+        // a forced close fails the requests in flight, and no hedge went out after it
+        Thread.sleep(300);
+        assertThat(total(sim.received(query))).isEqualTo(10);
+        assertThat(session.executor().stats().failures()).isEqualTo(10);
+    }
+
+    @Test
+    void should_send_one_execution_per_attempt_when_the_driver_profile_speculates_too() {
+        String query = "SELECT v FROM ks.t WHERE k = ? -- driver specex";
+        sim.node(0).prime(when(query).then(noRows()).delay(200, TimeUnit.MILLISECONDS));
+        sim.node(1).prime(when(query).then(noRows()));
+        sim.node(2).prime(when(query).then(noRows()));
+        try (CqlSession speculating = sim.session(b -> b.withString(
+                        DefaultDriverOption.SPECULATIVE_EXECUTION_POLICY_CLASS, "ConstantSpeculativeExecutionPolicy")
+                .withInt(DefaultDriverOption.SPECULATIVE_EXECUTION_MAX, 3)
+                .withDuration(DefaultDriverOption.SPECULATIVE_EXECUTION_DELAY, Duration.ofMillis(10)))) {
+            // hedge's delay is 2 s: any second execution would be the driver's
+            HedgedCqlSession session =
+                    wrap(speculating, userConfig(Duration.ofSeconds(2), 3).build());
+            for (int k = 0; k < 15; k++) {
+                session.execute(statement(query, k));
+            }
+            assertThat(total(sim.received(query))).isEqualTo(15);
+        }
+    }
+
+    // ------------------------------------------------------------------ idempotence
+
+    @Test
+    void should_hedge_undeclared_statements_when_the_profile_makes_them_idempotent_but_never_one_declared_not() {
+        String insert = "INSERT INTO ks.t (k, v) VALUES (?, 1) -- default idempotence";
+        for (BoundNode n : sim.nodes()) {
+            n.prime(when(insert).then(noRows()).delay(100, TimeUnit.MILLISECONDS));
+        }
+        try (CqlSession idempotentByDefault =
+                sim.session(b -> b.withBoolean(DefaultDriverOption.REQUEST_DEFAULT_IDEMPOTENCE, true))) {
+            HedgedCqlSession session = wrap(
+                    idempotentByDefault, userConfig(Duration.ofMillis(10), 2).build());
+            for (int k = 0; k < 5; k++) {
+                SimpleStatement undeclared = SimpleStatement.newInstance(insert, k)
+                        .setRoutingKeyspace("ks")
+                        .setRoutingKey(TypeCodecs.INT.encode(k, ProtocolVersion.DEFAULT));
+                session.execute(undeclared); // idempotent by the profile: hedged
+            }
+            assertThat(total(sim.received(insert))).isEqualTo(10); // every node 100 ms late: 5 primaries, 5 hedges
+            sim.clearLogs();
+            for (int k = 0; k < 5; k++) {
+                session.execute(statement(insert, k).setIdempotent(false)); // the statement's own word wins
+            }
+            assertThat(total(sim.received(insert))).isEqualTo(5);
+            assertThat(session.executor().stats().notHedgedNonIdempotent()).isEqualTo(5);
+        }
+    }
+
+    @Test
+    void should_run_a_batch_once_when_it_is_not_declared_idempotent() {
+        HedgedCqlSession session =
+                wrap(driver, userConfig(Duration.ofMillis(1), 3).build());
+        BatchStatement batch = BatchStatement.newInstance(
+                DefaultBatchType.LOGGED, SimulacronCluster.insert(1), SimulacronCluster.insert(2));
+
+        session.execute(batch);
+
+        assertThat(batches()).isEqualTo(1);
+        assertThat(session.executor().stats().notHedgedNonIdempotent()).isEqualTo(1);
+        assertThat(session.executor().stats().hedgesSent()).isZero();
+    }
+
+    /** @return BATCH messages the nodes received */
+    private static long batches() {
+        return sim.nodes().stream()
+                .mapToLong(n -> n.getLogs().getQueryLogs().stream()
+                        .filter(l -> l.getFrame().message instanceof Batch)
+                        .count())
+                .sum();
     }
 }

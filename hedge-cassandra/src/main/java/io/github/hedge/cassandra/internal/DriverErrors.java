@@ -45,10 +45,13 @@ public final class DriverErrors {
      *   <li>{@link DriverTimeoutException}: the caller's request timeout, which bounds the call;
      *   <li>{@link RequestThrottlingException}: the session's throttler, shared by every attempt;
      *   <li>{@link InvalidKeyspaceException}, {@link CodecNotFoundException}, {@link
-     *       FrameTooLongException}, {@link IllegalArgumentException}, {@link IllegalStateException}:
-     *       the request cannot be encoded or sent by this session (a closed session, a value with no
-     *       codec), whatever the replica.
+     *       FrameTooLongException}, {@link IllegalArgumentException}: the request cannot be encoded
+     *       (a value with no codec, a frame too long), whatever the replica.
      * </ul>
+     *
+     * <p>Not {@link IllegalStateException}: a session closing gracefully fails the attempts that
+     * start after the close with it ("Driver channel is closing") while the attempts already running
+     * still answer, and one of them must be allowed to win.
      *
      * @param error an attempt's error, unwrapped
      * @return whether it ends the call
@@ -66,8 +69,7 @@ public final class DriverErrors {
                 || error instanceof InvalidKeyspaceException
                 || error instanceof CodecNotFoundException
                 || error instanceof FrameTooLongException
-                || error instanceof IllegalArgumentException
-                || error instanceof IllegalStateException;
+                || error instanceof IllegalArgumentException;
     }
 
     /**
