@@ -5,7 +5,8 @@ import com.datastax.oss.driver.api.core.config.DriverOption;
 /**
  * hedge's own driver options, set like any other option of the driver (in {@code application.conf},
  * a programmatic config loader, or Spring Boot's {@code DriverConfigLoaderBuilderCustomizer}) and
- * overridable per execution profile. Every option has a default in code, so none is required.
+ * overridable per execution profile. Every option has a default in code, so none is required. A
+ * bad value fails when the session starts, naming the option, its valid range and the value.
  *
  * <p>The speculative-execution options live inside {@code advanced.speculative-execution-policy}
  * and the ordering options inside {@code basic.load-balancing-policy}: the driver builds one policy
@@ -15,7 +16,10 @@ import com.datastax.oss.driver.api.core.config.DriverOption;
  * by {@code delay-kind = fixed}) keep their meaning.
  */
 public enum HedgeDriverOption implements DriverOption {
-    /** {@code percentile} (default: adaptive) or {@code fixed} (the driver's {@code .delay}). */
+    /**
+     * {@code percentile} (default: adaptive) or {@code fixed} (the driver's {@code .delay}, which must
+     * then be set).
+     */
     DELAY_KIND("advanced.speculative-execution-policy.hedge.delay-kind"),
     /**
      * The percentile of recent latency to hedge after, in (0, 1); default {@code 1 - 0.8 *
@@ -44,7 +48,10 @@ public enum HedgeDriverOption implements DriverOption {
     WARM_UP("advanced.speculative-execution-policy.hedge.warm-up"),
     /** Extra executions allowed per idempotent request (the budget), in [0, 1]; default 0.05. */
     MAX_EXTRA_LOAD("advanced.speculative-execution-policy.hedge.max-extra-load"),
-    /** The budget's and the latency tracker's sliding window (duration); default 30 s. */
+    /**
+     * The budget's and the latency tracker's sliding window (duration), in [1 s, 600 s] (the tracker
+     * refreshes once a second and keeps at most 600 slices); default 30 s.
+     */
     WINDOW("advanced.speculative-execution-policy.hedge.window"),
 
     /** The wrapped load-balancing policy's class; default the driver's {@code DefaultLoadBalancingPolicy}. */

@@ -83,7 +83,7 @@ public class HedgeLoadBalancingPolicy implements LoadBalancingPolicy {
         this.ordering = Options.getBoolean(p, HedgeDriverOption.LBP_LATENCY_AWARE, true);
         LatencyAwareOptions la = LatencyAwareOptions.builder()
                 .exclusionThreshold(
-                        Options.getDouble(p, HedgeDriverOption.LBP_EXCLUSION_THRESHOLD, 2.0, 1.0, 1000.0, true))
+                        Options.getDouble(p, HedgeDriverOption.LBP_EXCLUSION_THRESHOLD, 2.0, 1.0, true, 1000.0, false))
                 .scale(Options.getDuration(p, HedgeDriverOption.LBP_SCALE, Duration.ofMillis(100), false))
                 .retryPeriod(Options.getDuration(p, HedgeDriverOption.LBP_RETRY_PERIOD, Duration.ofSeconds(10), false))
                 .minMeasurements(Options.getInt(p, HedgeDriverOption.LBP_MIN_MEASUREMENTS, 5, 1, 100_000))

@@ -76,6 +76,10 @@ import org.slf4j.LoggerFactory;
  */
 public class HedgeSpeculativeExecutionPolicy implements SpeculativeExecutionPolicy {
     private static final Logger LOG = LoggerFactory.getLogger(HedgeSpeculativeExecutionPolicy.class);
+    /** The shortest {@code window}: the latency tracker refreshes once a second. */
+    private static final Duration MIN_WINDOW = Duration.ofSeconds(1);
+    /** The longest {@code window}: the latency tracker holds at most 600 one-second slices. */
+    private static final Duration MAX_WINDOW = Duration.ofMinutes(10);
 
     private final String name;
     private final String profileName;
@@ -113,11 +117,19 @@ public class HedgeSpeculativeExecutionPolicy implements SpeculativeExecutionPoli
         this.name = context.getSessionName();
         this.profileName = profileName;
         this.maxExecutions = Options.getInt(p, DefaultDriverOption.SPECULATIVE_EXECUTION_MAX, 2, 1, 16);
-        double extraLoad = Options.getDouble(p, HedgeDriverOption.MAX_EXTRA_LOAD, 0.05, 0.0, 1.0, false);
-        Duration window = Options.getDuration(p, HedgeDriverOption.WINDOW, Duration.ofSeconds(30), false);
+        double extraLoad = Options.getDouble(p, HedgeDriverOption.MAX_EXTRA_LOAD, 0.05, 0.0, false, 1.0, false);
+        // the latency tracker's window refreshes every second and holds at most 600 slices of it
+        Duration window =
+                Options.getDuration(p, HedgeDriverOption.WINDOW, Duration.ofSeconds(30), MIN_WINDOW, false, MAX_WINDOW);
         String kind = Options.getString(p, HedgeDriverOption.DELAY_KIND, "percentile");
         boolean warmUp = false;
         if (kind.equalsIgnoreCase("fixed")) {
+            if (!p.isDefined(DefaultDriverOption.SPECULATIVE_EXECUTION_DELAY)) {
+                // no silent default: a delay of 0 would speculate on every request the budget allows
+                throw new IllegalArgumentException(DefaultDriverOption.SPECULATIVE_EXECUTION_DELAY.getPath()
+                        + " must be set, in [0, 365 days], when " + HedgeDriverOption.DELAY_KIND.getPath()
+                        + " = fixed (profile " + profileName + ")");
+            }
             this.delay = DelayPolicy.fixed(
                     Options.getDuration(p, DefaultDriverOption.SPECULATIVE_EXECUTION_DELAY, Duration.ZERO, true));
         } else if (kind.equalsIgnoreCase("percentile")) {
@@ -126,18 +138,17 @@ public class HedgeSpeculativeExecutionPolicy implements SpeculativeExecutionPoli
                     HedgeDriverOption.PERCENTILE,
                     Math.min(0.999, Math.max(0.5, 1 - 0.8 * extraLoad)),
                     0.0,
+                    true,
                     1.0,
                     true);
-            if (percentile >= 1.0) {
-                throw new IllegalArgumentException(HedgeDriverOption.PERCENTILE.getPath() + " must be in (0, 1), was "
-                        + percentile + " (profile " + profileName + ")");
-            }
             Duration min = Options.getDuration(p, HedgeDriverOption.MIN_DELAY, Duration.ofMillis(1), true);
             Duration max = Options.getDuration(p, HedgeDriverOption.MAX_DELAY, Duration.ofSeconds(1), false);
             if (max.compareTo(min) < 0) {
-                throw new IllegalArgumentException(HedgeDriverOption.MAX_DELAY.getPath() + " must be >= "
-                        + HedgeDriverOption.MIN_DELAY.getPath() + " (" + min + "), was " + max + " (profile "
-                        + profileName + ")");
+                throw Options.invalid(
+                        p,
+                        HedgeDriverOption.MAX_DELAY,
+                        ">= " + HedgeDriverOption.MIN_DELAY.getPath() + " (" + Options.fmt(min) + ")",
+                        Options.fmt(max));
             }
             int minSamples = Options.getInt(p, HedgeDriverOption.MIN_SAMPLES, 100, 1, 1_000_000);
             warmUp = Options.getBoolean(p, HedgeDriverOption.WARM_UP, true);
@@ -148,8 +159,7 @@ public class HedgeSpeculativeExecutionPolicy implements SpeculativeExecutionPoli
             }
             this.delay = percentileDelay.build();
         } else {
-            throw new IllegalArgumentException(HedgeDriverOption.DELAY_KIND.getPath()
-                    + " must be one of [percentile, fixed], was " + kind + " (profile " + profileName + ")");
+            throw Options.invalid(p, HedgeDriverOption.DELAY_KIND, "one of [percentile, fixed]", "'" + kind + "'");
         }
         HedgeBudget.Builder budgetBuilder =
                 HedgeBudget.builder().ratio(extraLoad).window(window);

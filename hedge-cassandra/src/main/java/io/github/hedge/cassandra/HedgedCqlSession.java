@@ -17,6 +17,8 @@ import com.datastax.oss.driver.api.core.servererrors.WriteTimeoutException;
 import com.datastax.oss.driver.api.core.session.Request;
 import com.datastax.oss.driver.api.core.type.reflect.GenericType;
 import io.github.hedge.cassandra.internal.BlockingResultSet;
+import io.github.hedge.cassandra.internal.DriverErrors;
+import io.github.hedge.cassandra.internal.FailoverPages;
 import io.github.hedge.cassandra.internal.LatencyScores;
 import io.github.hedge.cassandra.internal.RateLimitedLog;
 import io.github.hedge.cassandra.internal.Statements;
@@ -86,15 +88,24 @@ import org.slf4j.LoggerFactory;
  *       arrives either way. So by default ({@link Losers#LET_FINISH}) a loser is left to finish and
  *       its full latency feeds latency-aware ordering; {@link Losers#DROP} cancels it in the driver
  *       (the answer is discarded on arrival) and records only the time it ran until then.
- *   <li><b>Failures.</b> A failed attempt never wins while another runs; a retryable one (timeouts,
- *       unavailable, overloaded...) starts the next replica at once, budget permitting; a query
- *       validation error (invalid query, syntax, unauthorized) ends the call. The driver's retry
- *       policy still runs inside each attempt (a {@code RETRY_NEXT} ends the attempt, since it is
- *       pinned).
+ *   <li><b>Timeout.</b> The statement's request timeout ({@link Statement#getTimeout()}, else the
+ *       profile's {@code basic.request.timeout}) bounds the whole call, hedges and retries included,
+ *       as it bounds one {@code execute()} of the driver: it is the call's deadline in the executor
+ *       (or the configuration's own {@code deadline}, when shorter), and when it passes the call
+ *       fails with the driver's {@link DriverTimeoutException}.
+ *   <li><b>Failures.</b> A failed attempt never wins while another runs. The driver's errors that
+ *       every replica would answer alike (query validation, function failure, read/write failure,
+ *       an LWT of unknown outcome, the request timeout, the session's throttler...) end the call
+ *       whatever the configuration's {@link ErrorClassifier}; it decides the others (by default
+ *       every other exception starts the next replica at once, budget permitting). The driver's
+ *       retry policy still runs inside each attempt (a {@code RETRY_NEXT} ends the attempt, since
+ *       it is pinned, and the node's error inside the {@code AllNodesFailedException} is the one
+ *       classified). The classification is listed in {@code docs/cassandra.md}.
  * </ul>
  *
  * <p>Later pages of a result (iterating a synchronous result set, or {@code fetchNextPage}) are
- * fetched through the driver from the replica that answered the first page, not hedged; a
+ * fetched through the driver from the replica that answered the first page, not hedged (when that
+ * replica cannot take the request, through the driver's query plan, as without hedge); a
  * statement the caller executes with a paging state of its own is hedged like any other. Prepare,
  * reactive and other request types pass through unhedged.
  *
@@ -104,10 +115,15 @@ import org.slf4j.LoggerFactory;
  * events (for the slow-call log) only with {@link Builder#statementTextInDetails(boolean)}; bound
  * values never do.
  *
- * <p>Closing this session closes the wrapped one. Thread-safe, like the session it wraps.
+ * <p>Cancelling the future of {@code executeAsync} ends the call: no further attempt starts (a
+ * request already sent runs on the server to the end, as CQL cannot cancel it). Closing this
+ * session closes the wrapped one; with {@code close()} the attempts in flight still answer their
+ * calls. Thread-safe, like the session it wraps.
  */
 public final class HedgedCqlSession implements CqlSession {
     private static final Logger LOG = LoggerFactory.getLogger(HedgedCqlSession.class);
+    /** The longest deadline hedge-core accepts. */
+    private static final Duration MAX_DEADLINE = Duration.ofDays(365);
 
     /** What happens to a hedgeable statement that cannot be routed to its replicas. */
     public enum Unroutable {
@@ -192,7 +208,8 @@ public final class HedgedCqlSession implements CqlSession {
 
     /**
      * The default hedging configuration: a 5% budget, a delay at the p96 of recent per-attempt
-     * latency, two attempts, query validation errors fatal.
+     * latency, two attempts, query validation errors fatal (they end the call whatever the
+     * configuration: see the class comment).
      *
      * <p>Why p96 and not p95 ({@code maxExtraLoad(0.05)}): at the p95 the expected demand for
      * hedges equals the budget, so every burst of slow answers meets a spent budget and exactly the
@@ -297,16 +314,47 @@ public final class HedgedCqlSession implements CqlSession {
         if (candidates.isEmpty()) {
             return delegate.executeAsync(statement); // no node: the driver reports it as it always did
         }
-        return executor().executeAsync(options(true, profile, statement), ctx -> attempt(ctx, statement, candidates));
+        HedgedExecutor executor = executor();
+        CallOptions.Builder options = callOptions(true, profile, statement)
+                // the driver's errors that every replica would answer alike end the call, whatever the
+                // executor's classifier; it decides the others
+                .errorClassifier(DriverErrors.classifier(executor.config().errorClassifier()));
+        // the request timeout bounds the call, as it bounds one execute() of the driver: hedges and
+        // retries happen inside it, and the call ends at it with the driver's DriverTimeoutException
+        Duration timeout = callTimeout(Statements.requestTimeout(statement, profile), executor.config());
+        if (timeout == null) {
+            return executor.executeAsync(options.build(), ctx -> attempt(ctx, statement, candidates));
+        }
+        options.deadline(timeout);
+        return DriverErrors.reportDeadlineAsTimeout(
+                executor.executeAsync(options.build(), ctx -> attempt(ctx, statement, candidates)), timeout);
+    }
+
+    /**
+     * @return the call's deadline: the driver's request timeout, or the executor's own deadline when
+     *     shorter; null when neither is set
+     */
+    private static Duration callTimeout(Duration requestTimeout, HedgeConfig config) {
+        Duration own = config.deadline().orElse(null);
+        if (requestTimeout.isNegative() || requestTimeout.isZero()) {
+            return own; // no request timeout, as in the driver
+        }
+        Duration timeout = requestTimeout.compareTo(MAX_DEADLINE) > 0 ? MAX_DEADLINE : requestTimeout;
+        return own != null && own.compareTo(timeout) < 0 ? own : timeout;
     }
 
     private CallOptions options(boolean idempotent, DriverExecutionProfile profile, Statement<?> statement) {
+        return callOptions(idempotent, profile, statement).build();
+    }
+
+    private CallOptions.Builder callOptions(
+            boolean idempotent, DriverExecutionProfile profile, Statement<?> statement) {
         CallOptions.Builder b = CallOptions.builder().idempotent(idempotent).operation(profile.getName());
         if (statementText) {
             String text = Statements.queryText(statement);
             b.details(() -> text == null ? statement.getClass().getSimpleName() : text);
         }
-        return b.build();
+        return b;
     }
 
     private List<Node> candidates(Statement<?> statement, DriverExecutionProfile profile) {
@@ -348,12 +396,13 @@ public final class HedgedCqlSession implements CqlSession {
         ctx.reportTarget(Statements.target(node));
         Statement<?> pinned = statement.setNode(node);
         CompletionStage<AsyncResultSet> stage = measured(node, pinned);
-        if (losers == Losers.LET_FINISH) {
-            // the executor cancels the stage an attempt returns when it loses: hand it a copy so the
-            // driver's request runs to the end and its latency is measured
-            return stage.thenApply(rs -> rs);
+        if (losers == Losers.DROP) {
+            ctx.onCancel(() -> stage.toCompletableFuture().cancel(true)); // the driver drops it
         }
-        return stage;
+        // the executor cancels the stage an attempt returns when it loses: with LET_FINISH it gets a
+        // copy, so the driver's request runs to the end and its latency is measured. Later pages go
+        // to the node that answered, or through the driver's plan when it cannot take them
+        return stage.thenApply(rs -> new FailoverPages(rs, delegate));
     }
 
     /**

@@ -383,7 +383,7 @@ class HedgeSpeculativeExecutionPolicyTest {
         assertThatThrownBy(
                         () -> sim.session(hedge(Duration.ofMillis(10), 2, 1.5)).close())
                 .hasStackTraceContaining(
-                        "advanced.speculative-execution-policy.hedge.max-extra-load must be in [0.0, 1.0], was 1.5");
+                        "advanced.speculative-execution-policy.hedge.max-extra-load must be in [0, 1], was 1.5 (profile default)");
         assertThatThrownBy(() -> sim.session(b -> b.withClass(
                                 DefaultDriverOption.SPECULATIVE_EXECUTION_POLICY_CLASS,
                                 HedgeSpeculativeExecutionPolicy.class))

@@ -23,12 +23,14 @@ public final class CallOptions {
     private final Duration deadline;
     private final String operation;
     private final Supplier<String> details;
+    private final ErrorClassifier errorClassifier;
 
     private CallOptions(Builder b) {
         this.idempotent = b.idempotent;
         this.deadline = b.deadline;
         this.operation = b.operation;
         this.details = b.details;
+        this.errorClassifier = b.errorClassifier;
     }
 
     /** @return options that take every default from the executor */
@@ -71,12 +73,21 @@ public final class CallOptions {
         return details;
     }
 
+    /**
+     * @return the classifier of this call's attempt failures, used instead of the executor's; or
+     *     {@code null} to use the executor's ({@link HedgeConfig#errorClassifier()})
+     */
+    public ErrorClassifier errorClassifier() {
+        return errorClassifier;
+    }
+
     /** Builds {@link CallOptions}. Not thread-safe; {@link #build()} copies. */
     public static final class Builder {
         private Boolean idempotent;
         private Duration deadline;
         private String operation;
         private Supplier<String> details;
+        private ErrorClassifier errorClassifier;
 
         private Builder() {}
 
@@ -115,6 +126,20 @@ public final class CallOptions {
          */
         public Builder details(Supplier<String> details) {
             this.details = Checks.notNull("details", details);
+            return this;
+        }
+
+        /**
+         * Classifies this call's attempt failures instead of the executor's classifier. For an
+         * adapter that knows its transport's errors (a driver's "invalid query" fails on every
+         * replica) whatever classifier the user configured: it may decide the errors it knows and
+         * hand the rest to {@code executor.config().errorClassifier()}.
+         *
+         * @param classifier the call's classifier
+         * @return this
+         */
+        public Builder errorClassifier(ErrorClassifier classifier) {
+            this.errorClassifier = Checks.notNull("errorClassifier", classifier);
             return this;
         }
 

@@ -501,6 +501,13 @@ class ConfigurationReferenceTest {
         s.put(
                 "CallOptions.details",
                 value(Kind.OBJECT, "details", v -> CallOptions.builder().details((Supplier<String>) v), CALL::details));
+        s.put(
+                "CallOptions.errorClassifier",
+                value(
+                        Kind.OBJECT,
+                        "errorClassifier",
+                        v -> CallOptions.builder().errorClassifier((ErrorClassifier) v),
+                        CALL::errorClassifier));
         return s;
     }
 

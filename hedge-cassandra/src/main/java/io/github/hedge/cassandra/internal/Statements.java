@@ -15,6 +15,7 @@ import com.datastax.oss.driver.api.core.session.Session;
 import java.net.InetSocketAddress;
 import java.net.SocketAddress;
 import java.nio.ByteBuffer;
+import java.time.Duration;
 import java.util.Optional;
 import java.util.Set;
 
@@ -38,6 +39,19 @@ public final class Statements {
         return name == null
                 ? context.getConfig().getDefaultProfile()
                 : context.getConfig().getProfile(name);
+    }
+
+    /**
+     * The request timeout as the driver resolves it: the statement's own, else the profile's {@code
+     * basic.request.timeout}.
+     *
+     * @param statement the statement
+     * @param profile its profile
+     * @return the timeout; zero or negative means none, as in the driver
+     */
+    public static Duration requestTimeout(Statement<?> statement, DriverExecutionProfile profile) {
+        Duration own = statement.getTimeout();
+        return own != null ? own : profile.getDuration(DefaultDriverOption.REQUEST_TIMEOUT, Duration.ZERO);
     }
 
     /**

@@ -884,7 +884,8 @@ final class HedgedCall<T> extends CompletableFuture<T> implements DelayContext {
 
     private ErrorClassifier.Decision classify(Throwable cause) {
         try {
-            ErrorClassifier.Decision d = engine.classifier.classify(cause);
+            ErrorClassifier own = options.errorClassifier();
+            ErrorClassifier.Decision d = (own != null ? own : engine.classifier).classify(cause);
             return d == null ? ErrorClassifier.Decision.RETRYABLE : d;
         } catch (Throwable e) { // NOPMD: user code; a classifier that throws means "retryable"
             engine.logHookFailure("the error classifier", e);
