@@ -14,6 +14,7 @@ import io.github.hedge.core.HedgeBudget;
 import io.github.hedge.core.HedgeStats;
 import io.github.hedge.core.HedgedExecutor;
 import io.github.hedge.core.PercentileDelay;
+import io.github.hedge.core.event.AttemptRecord;
 import io.github.hedge.core.event.CallCompleted;
 import io.github.hedge.spring.boot.actuate.HedgesEndpoint;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -158,11 +159,17 @@ class HedgeCassandraAutoConfigurationTest {
                     .count();
             long attempts =
                     calls.stream().mapToLong(call -> call.attempts().size()).sum();
+            // a loser cancelled at once (its call answered as it started) may never reach a node
+            long notCancelled = calls.stream()
+                    .flatMap(call -> call.attempts().stream())
+                    .filter(a -> a.outcome() != AttemptRecord.AttemptOutcome.CANCELLED)
+                    .count();
             Awaitility.await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> {
                 assertThat(cassandra.received(0, SimulatedCassandra.INSERT))
-                        .isEqualTo(attemptsOnSlowNode)
+                        .isLessThanOrEqualTo(attemptsOnSlowNode)
                         .isGreaterThanOrEqualTo(slowPrimaries.size());
-                assertThat(cassandra.received(SimulatedCassandra.INSERT)).isEqualTo(attempts);
+                assertThat(cassandra.received(SimulatedCassandra.INSERT))
+                        .isBetween(notCancelled + slowPrimaries.size(), attempts);
             });
 
             HedgeStats stats = executor.stats();
