@@ -83,6 +83,10 @@ enum Mode {
         return DriverConfigLoader.programmaticBuilder()
                 // a 2 s stall must show as latency, not as client timeouts
                 .withDuration(DefaultDriverOption.REQUEST_TIMEOUT, Duration.ofSeconds(10))
+                // protocol v4 without compression, so that the proxies can read every request's frame
+                // (Executions); v5 would frame them in checksummed segments
+                .withString(DefaultDriverOption.PROTOCOL_VERSION, "V4")
+                .withString(DefaultDriverOption.PROTOCOL_COMPRESSION, "none")
                 // schema changes at RF=3 take ~3 s here
                 .withDuration(DefaultDriverOption.METADATA_SCHEMA_REQUEST_TIMEOUT, Duration.ofSeconds(20))
                 .withDuration(DefaultDriverOption.CONTROL_CONNECTION_AGREEMENT_TIMEOUT, Duration.ofSeconds(30))
