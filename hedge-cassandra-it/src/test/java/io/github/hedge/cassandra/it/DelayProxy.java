@@ -23,8 +23,8 @@ import java.util.concurrent.TimeUnit;
  * takes {@code delay} (+ up to {@code jitter}) longer; client to server bytes pass at once; the
  * delay applies to bytes read after it is set. And counting what the node executes: it shows the
  * bytes of both directions to {@link Executions} (requests before they are forwarded, answers as
- * the node sent them). Platform threads, four per connection (the driver opens one or two per
- * node). Thread-safe.
+ * the node sent them). Platform threads, three per connection (one forwards requests, two delay
+ * answers; the driver opens one or two connections per node). Thread-safe.
  */
 final class DelayProxy implements AutoCloseable {
     private final ServerSocket server;
@@ -104,6 +104,31 @@ final class DelayProxy implements AutoCloseable {
     }
 
     private void pump(Socket from, Socket to, boolean delayed, Tap tap) {
+        if (!delayed) {
+            // never delayed: one thread reads, shows the bytes to the tap, and forwards them
+            Thread direct = new Thread(
+                    () -> {
+                        byte[] buf = new byte[64 * 1024];
+                        try (InputStream in = from.getInputStream();
+                                OutputStream out = to.getOutputStream()) {
+                            int n;
+                            while ((n = in.read(buf)) >= 0) {
+                                tap.bytes(buf, n);
+                                out.write(buf, 0, n);
+                                out.flush();
+                            }
+                        } catch (IOException e) {
+                            // connection closed
+                        } finally {
+                            closeQuietly(from);
+                            closeQuietly(to);
+                        }
+                    },
+                    "delay-proxy-forward");
+            direct.setDaemon(true);
+            direct.start();
+            return;
+        }
         DelayQueue<Chunk> queue = new DelayQueue<>();
         Chunk eof = new Chunk(new byte[0], 0);
         Thread reader = new Thread(

@@ -58,8 +58,8 @@ final class ReliabilityDoc {
             }
             seen.add(name);
             String files = name.equals("hygiene") ? "hygiene.properties" : name + "*";
-            String body = "Ran " + Tables.ranAt(dir, name) + " (runs' end) with `" + COMMAND + "`; raw output: ["
-                    + raw.substring(raw.lastIndexOf('/') + 1) + "/" + files + "](../" + raw + "/).\n\n" + table;
+            String body = "Run ended " + Tables.ranAt(dir, name) + "; command: `" + COMMAND + "`; raw output: [`"
+                    + raw.substring(raw.lastIndexOf('/') + 1) + "/" + files + "`](../" + raw + "/).\n\n" + table;
             m.appendReplacement(out, Matcher.quoteReplacement(m.group(1) + body + m.group(4)));
         }
         m.appendTail(out);

@@ -124,7 +124,8 @@ class SlowLinkIT {
     }
 
     @Test
-    void should_apply_counter_updates_and_conditional_inserts_exactly_once_when_a_link_is_slow() {
+    void
+            should_run_each_answered_non_idempotent_statement_once_on_one_node_and_each_failed_one_at_most_once_when_a_link_is_slow() {
         checks.forEach((mode, c) -> Scenario.assertExactlyOnce(mode, c));
     }
 }

@@ -19,27 +19,25 @@ final class Tables {
 
     static final long S = 1_000_000_000L;
 
-    /** The table of a fault ({@code node-death}, {@code stall}, {@code slow-link}) with its one-line header. */
+    /**
+     * The tables of a fault ({@code node-death}, {@code stall}, {@code slow-link}) with a one-line
+     * header: latency and throughput; nothing lost and exactly once; and the stall's bound or the
+     * slow link's figures.
+     */
     static String fault(Path dir, String fault) {
         Raw.Loaded l = Raw.load(dir, fault);
         Raw.Fault info = l.fault();
-        boolean stall = fault.equals("stall");
-        boolean slow = fault.equals("slow-link");
-        List<String> rows = new ArrayList<>();
-        rows.add("| mode | requests | failed (idempotent) | failed (counter, LWT) | steady req/s | lowest req/s"
+        boolean death = fault.equals("node-death");
+        List<String> load = new ArrayList<>();
+        load.add("| mode | requests | failed (idempotent) | failed (counter, LWT) | steady req/s | lowest req/s"
                 + " after the fault | steady p99 ms | p99 ms, fault +0-5 s | max ms after the fault"
-                + " | extra executions | node marked down after | acked writes read back"
-                + " | non-idempotent statements answered: executed once, on one node"
-                + " | failed ones: executed once / never | executed twice or more | counter rows read 1 / 0 / 2+ |"
-                + (stall
-                        ? " max ms in flight during the stall | largest max ms of the fault-free 2 s windows"
-                                + " | hedge delay ms at the stall | bound ms: min(control + delay, 0.25 x no"
-                                + " hedging's) | met |"
-                        : "")
-                + (slow ? " p99 ms from fault + 5 s vs 1.3 x healthy p99 |" : ""));
-        rows.add("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
-                + (stall ? "---|---|---|---|---|" : "") + (slow ? "---|" : ""));
-        LoadRun none = l.runs().containsKey(Mode.NONE) ? l.runs().get(Mode.NONE).run() : null;
+                + " | extra executions |" + (death ? " node marked down after |" : ""));
+        load.add("|---|---|---|---|---|---|---|---|---|---|" + (death ? "---|" : ""));
+        List<String> once = new ArrayList<>();
+        once.add("| mode | acknowledged inserts read back | non-idempotent statements answered: executed once, on"
+                + " one node | failed: executed once / never | executed twice or more | counter rows reading 1 / 0 /"
+                + " 2 or more |");
+        once.add("|---|---|---|---|---|---|");
         for (Raw.Run run : l.runs().values()) {
             LoadRun r = run.run();
             Workload.Check c = run.check();
@@ -48,7 +46,7 @@ final class Tables {
             int lowest = Arrays.stream(Arrays.copyOfRange(t, (int) (at / S), t.length))
                     .min()
                     .orElse(0);
-            StringBuilder b = new StringBuilder("| " + r.mode.label
+            load.add("| " + r.mode.label
                     + " | " + r.samples.size()
                     + " | " + r.failures(s -> s.kind().idempotent())
                     + " | " + r.failures(s -> !s.kind().idempotent())
@@ -63,38 +61,73 @@ final class Tables {
                     + " | "
                     + f(LoadRun.maxMs(r.window(at, Long.MAX_VALUE, s -> s.kind().idempotent())))
                     + " | " + String.format(Locale.ROOT, "%.1f%%", 100 * r.extraLoad())
-                    + " | "
-                    + (r.markedDownAt < 0 ? "-" : String.format(Locale.ROOT, "%.2f s", (r.markedDownAt - at) / 1e9))
-                    + " | " + (c == null ? "-" : (c.acked() - c.missingInserts().size()) + "/" + c.acked()));
-            b.append(" | ").append(c == null ? "- | - | - | -" : exactlyOnce(c));
-            if (stall) {
-                StallIT.Bound bound = StallIT.bound(r, none);
-                b.append(" | ")
-                        .append(f(bound.max()))
-                        .append(" | ")
-                        .append(f(bound.control()))
-                        .append(" | ")
-                        .append(bound.delayMs() < 0 ? "-" : f(bound.delayMs()))
-                        .append(" | ")
-                        .append(bound.applies() ? f(bound.limit()) : "-")
-                        .append(" | ")
-                        .append(bound.applies() ? (bound.met() ? "yes" : "**no**") : "-");
-            }
-            if (slow) {
-                double slowP99 = SlowLinkIT.slowP99(r);
-                double healthy = SlowLinkIT.healthyP99(r);
-                b.append(" | ")
-                        .append(f(slowP99))
-                        .append(" vs ")
-                        .append(f(1.3 * healthy))
-                        .append(slowP99 <= 1.3 * healthy ? " (met)" : " (**not met**)");
-            }
-            rows.add(b.append(" |").toString());
+                    + (death
+                            ? " | "
+                                    + (r.markedDownAt < 0
+                                            ? "-"
+                                            : String.format(Locale.ROOT, "%.2f s", (r.markedDownAt - at) / 1e9))
+                            : "")
+                    + " |");
+            once.add("| " + r.mode.label + " | "
+                    + (c == null ? "-" : (c.acked() - c.missingInserts().size()) + "/" + c.acked()) + " | "
+                    + (c == null ? "- | - | - | -" : exactlyOnce(c)) + " |");
         }
         String header = info.title() + ". Constant policy delay: " + info.constantDelayMs()
                 + " ms (the unhedged run's p95 before the fault). Rate " + LoadRun.RATE + " req/s from "
                 + LoadRun.THREADS + " threads.";
-        return header + "\n\n" + String.join("\n", rows) + "\n";
+        String out = header + "\n\n" + String.join("\n", load) + "\n\n" + String.join("\n", once) + "\n";
+        if (fault.equals("stall")) {
+            out += "\n" + stallBound(l);
+        } else if (fault.equals("slow-link")) {
+            out += "\n" + slowLink(l);
+        }
+        return out;
+    }
+
+    private static String stallBound(Raw.Loaded l) {
+        List<String> rows = new ArrayList<>();
+        rows.add("| mode | max ms in flight during the stall | largest max ms of the fault-free 2 s windows"
+                + " | hedge delay ms at the stall | 0.25 x the unhedged max ms | bound ms (the smaller of control"
+                + " + delay and 0.25 x unhedged) | met |");
+        rows.add("|---|---|---|---|---|---|---|");
+        LoadRun none = l.runs().containsKey(Mode.NONE) ? l.runs().get(Mode.NONE).run() : null;
+        for (Raw.Run run : l.runs().values()) {
+            LoadRun r = run.run();
+            StallIT.Bound b = StallIT.bound(r, none);
+            rows.add("| " + r.mode.label
+                    + " | " + f(b.max())
+                    + " | " + f(b.control())
+                    + " | " + (!b.applies() ? "-" : b.delayMs() < 0 ? "none" : f(b.delayMs()))
+                    + " | " + (b.applies() && !Double.isNaN(b.noHedgingMax()) ? f(0.25 * b.noHedgingMax()) : "-")
+                    + " | " + (b.applies() ? f(b.limit()) : "-")
+                    + " | " + (!b.applies() ? "-" : b.met() ? "yes" : "**no**")
+                    + " |");
+        }
+        return String.join("\n", rows) + "\n";
+    }
+
+    private static String slowLink(Raw.Loaded l) {
+        List<String> rows = new ArrayList<>();
+        rows.add("| mode | requests of 100 ms or more: healthy phase / from fault + 5 s | p99 ms, healthy phase"
+                + " | p99 ms from fault + 5 s | within 1.3x the healthy p99 |");
+        rows.add("|---|---|---|---|---|");
+        for (Raw.Run run : l.runs().values()) {
+            LoadRun r = run.run();
+            double healthy = SlowLinkIT.healthyP99(r);
+            double slow = SlowLinkIT.slowP99(r);
+            rows.add("| " + r.mode.label
+                    + " | "
+                    + String.format(
+                            Locale.ROOT,
+                            "%.2f%% / %.2f%%",
+                            100 * SlowLinkIT.healthyShare(r),
+                            100 * SlowLinkIT.slowShare(r))
+                    + " | " + f(healthy)
+                    + " | " + f(slow)
+                    + " | " + (slow <= 1.3 * healthy ? "yes" : "no")
+                    + " |");
+        }
+        return String.join("\n", rows) + "\n";
     }
 
     /** The exactly-once columns: answered and executed once / failed executed once, never / twice+ / counter rows. */
