@@ -18,7 +18,8 @@ import org.junit.jupiter.api.TestInstance;
  * own control: the slowest idempotent request in flight during the stall may take no longer than
  * the slowest in flight during any fault-free window of the same length in the same run (same
  * mode, same load) plus the hedge delay at the stall, and no longer than a quarter of the slowest
- * without hedging.
+ * without hedging. {@code -Dhedge.it.brokenHedging=true} ({@link Mode#BROKEN_HEDGING}) makes the
+ * wrapped session a broken build that this bound catches.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class StallIT {
