@@ -21,7 +21,8 @@ import java.util.concurrent.TimeUnit;
  * forwards each chunk of bytes the server sends after a fixed delay plus an optional uniform
  * jitter (order is kept: a chunk never overtakes the one before), so every round trip through it
  * takes {@code delay} (+ up to {@code jitter}) longer; client to server bytes pass at once; the
- * delay applies to bytes read after it is set. And counting what the node executes: it shows the
+ * delay applies to bytes read after it is set, and with no delay set answers pass without a
+ * thread hop. And counting what the node executes: it shows the
  * bytes of both directions to {@link Executions} (requests before they are forwarded, answers as
  * the node sent them). Platform threads, three per connection (one forwards requests, two delay
  * answers; the driver opens one or two connections per node). Thread-safe.
@@ -131,6 +132,18 @@ final class DelayProxy implements AutoCloseable {
         }
         DelayQueue<Chunk> queue = new DelayQueue<>();
         Chunk eof = new Chunk(new byte[0], 0);
+        OutputStream out;
+        try {
+            out = to.getOutputStream();
+        } catch (IOException e) {
+            closeQuietly(from);
+            closeQuietly(to);
+            return;
+        }
+        // guards writes to `out` and `queued` (chunks in the queue, not yet written): with no delay set
+        // and nothing queued, the reader writes a chunk itself, saving the writer thread's hop
+        Object lock = new Object();
+        int[] queued = {0};
         Thread reader = new Thread(
                 () -> {
                     long lastDue = 0;
@@ -139,14 +152,19 @@ final class DelayProxy implements AutoCloseable {
                         int n;
                         while ((n = in.read(buf)) >= 0) {
                             tap.bytes(buf, n);
-                            long due = System.nanoTime();
-                            if (delayed) {
-                                long jitter = jitterNanos;
-                                due += delayNanos
-                                        + (jitter > 0
-                                                ? ThreadLocalRandom.current().nextLong(jitter)
-                                                : 0);
+                            long delay = delayNanos;
+                            long jitter = jitterNanos;
+                            synchronized (lock) {
+                                if (delay == 0 && jitter == 0 && queued[0] == 0) {
+                                    out.write(buf, 0, n);
+                                    out.flush();
+                                    continue;
+                                }
+                                queued[0]++;
                             }
+                            long due = System.nanoTime()
+                                    + delay
+                                    + (jitter > 0 ? ThreadLocalRandom.current().nextLong(jitter) : 0);
                             // strictly increasing: the queue does not order equal due times
                             due = Math.max(due, lastDue + 1);
                             lastDue = due;
@@ -160,14 +178,17 @@ final class DelayProxy implements AutoCloseable {
                 "delay-proxy-read");
         Thread writer = new Thread(
                 () -> {
-                    try (OutputStream out = to.getOutputStream()) {
+                    try (out) {
                         while (true) {
                             Chunk c = queue.take();
                             if (c.bytes().length == 0) {
                                 break;
                             }
-                            out.write(c.bytes());
-                            out.flush();
+                            synchronized (lock) {
+                                out.write(c.bytes());
+                                out.flush();
+                                queued[0]--;
+                            }
                         }
                     } catch (IOException | InterruptedException e) {
                         // connection closed
