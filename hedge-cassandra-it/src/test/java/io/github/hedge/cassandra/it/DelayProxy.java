@@ -17,21 +17,30 @@ import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 
 /**
- * A slow link without netem: a TCP proxy that forwards each chunk of bytes the server sends after
- * a fixed delay plus an optional uniform jitter (order is kept: a chunk never overtakes the one
- * before), so every round trip through it takes {@code delay} (+ up to {@code jitter}) longer.
- * Client to server bytes pass at once. The delay applies to bytes read after it is set. Platform
- * threads, four per connection (the driver opens one or two per node). Thread-safe.
+ * A TCP proxy in front of one node's CQL port, for two things. A slow link without netem: it
+ * forwards each chunk of bytes the server sends after a fixed delay plus an optional uniform
+ * jitter (order is kept: a chunk never overtakes the one before), so every round trip through it
+ * takes {@code delay} (+ up to {@code jitter}) longer; client to server bytes pass at once; the
+ * delay applies to bytes read after it is set, and with no delay set answers pass without a
+ * thread hop. And counting what the node executes: it shows the
+ * bytes of both directions to {@link Executions} (requests before they are forwarded, answers as
+ * the node sent them). Platform threads, three per connection (one forwards requests, two delay
+ * answers; the driver opens one or two connections per node). Thread-safe.
  */
 final class DelayProxy implements AutoCloseable {
     private final ServerSocket server;
     private final InetSocketAddress target;
+    private final int node;
+    private final Executions executions;
     private final List<Socket> sockets = new CopyOnWriteArrayList<>();
     private volatile long delayNanos;
     private volatile long jitterNanos;
     private volatile boolean closed;
 
-    DelayProxy(String listenIp, int listenPort, String targetIp, int targetPort) {
+    /** A proxy for {@code node} (1-based) that reports the frames it sees to {@code executions}. */
+    DelayProxy(String listenIp, int listenPort, String targetIp, int targetPort, int node, Executions executions) {
+        this.node = node;
+        this.executions = executions;
         try {
             server = new ServerSocket();
             server.setReuseAddress(true);
@@ -56,13 +65,20 @@ final class DelayProxy implements AutoCloseable {
             try {
                 Socket client = server.accept();
                 Socket upstream = new Socket();
-                upstream.connect(target, 5_000);
+                try {
+                    upstream.connect(target, 5_000);
+                } catch (IOException e) {
+                    // the node is down: refuse the client at once, as the node itself would
+                    client.close();
+                    continue;
+                }
                 client.setTcpNoDelay(true);
                 upstream.setTcpNoDelay(true);
                 sockets.add(client);
                 sockets.add(upstream);
-                pump(client, upstream, false);
-                pump(upstream, client, true);
+                Executions.Connection frames = executions.connection(node);
+                pump(client, upstream, false, frames::fromClient);
+                pump(upstream, client, true, frames::fromNode);
             } catch (IOException e) {
                 if (closed) {
                     return;
@@ -84,9 +100,50 @@ final class DelayProxy implements AutoCloseable {
         }
     }
 
-    private void pump(Socket from, Socket to, boolean delayed) {
+    private interface Tap {
+        void bytes(byte[] buf, int n);
+    }
+
+    private void pump(Socket from, Socket to, boolean delayed, Tap tap) {
+        if (!delayed) {
+            // never delayed: one thread reads, shows the bytes to the tap, and forwards them
+            Thread direct = new Thread(
+                    () -> {
+                        byte[] buf = new byte[64 * 1024];
+                        try (InputStream in = from.getInputStream();
+                                OutputStream out = to.getOutputStream()) {
+                            int n;
+                            while ((n = in.read(buf)) >= 0) {
+                                tap.bytes(buf, n);
+                                out.write(buf, 0, n);
+                                out.flush();
+                            }
+                        } catch (IOException e) {
+                            // connection closed
+                        } finally {
+                            closeQuietly(from);
+                            closeQuietly(to);
+                        }
+                    },
+                    "delay-proxy-forward");
+            direct.setDaemon(true);
+            direct.start();
+            return;
+        }
         DelayQueue<Chunk> queue = new DelayQueue<>();
         Chunk eof = new Chunk(new byte[0], 0);
+        OutputStream out;
+        try {
+            out = to.getOutputStream();
+        } catch (IOException e) {
+            closeQuietly(from);
+            closeQuietly(to);
+            return;
+        }
+        // guards writes to `out` and `queued` (chunks in the queue, not yet written): with no delay set
+        // and nothing queued, the reader writes a chunk itself, saving the writer thread's hop
+        Object lock = new Object();
+        int[] queued = {0};
         Thread reader = new Thread(
                 () -> {
                     long lastDue = 0;
@@ -94,14 +151,20 @@ final class DelayProxy implements AutoCloseable {
                     try (InputStream in = from.getInputStream()) {
                         int n;
                         while ((n = in.read(buf)) >= 0) {
-                            long due = System.nanoTime();
-                            if (delayed) {
-                                long jitter = jitterNanos;
-                                due += delayNanos
-                                        + (jitter > 0
-                                                ? ThreadLocalRandom.current().nextLong(jitter)
-                                                : 0);
+                            tap.bytes(buf, n);
+                            long delay = delayNanos;
+                            long jitter = jitterNanos;
+                            synchronized (lock) {
+                                if (delay == 0 && jitter == 0 && queued[0] == 0) {
+                                    out.write(buf, 0, n);
+                                    out.flush();
+                                    continue;
+                                }
+                                queued[0]++;
                             }
+                            long due = System.nanoTime()
+                                    + delay
+                                    + (jitter > 0 ? ThreadLocalRandom.current().nextLong(jitter) : 0);
                             // strictly increasing: the queue does not order equal due times
                             due = Math.max(due, lastDue + 1);
                             lastDue = due;
@@ -115,14 +178,17 @@ final class DelayProxy implements AutoCloseable {
                 "delay-proxy-read");
         Thread writer = new Thread(
                 () -> {
-                    try (OutputStream out = to.getOutputStream()) {
+                    try (out) {
                         while (true) {
                             Chunk c = queue.take();
                             if (c.bytes().length == 0) {
                                 break;
                             }
-                            out.write(c.bytes());
-                            out.flush();
+                            synchronized (lock) {
+                                out.write(c.bytes());
+                                out.flush();
+                                queued[0]--;
+                            }
                         }
                     } catch (IOException | InterruptedException e) {
                         // connection closed

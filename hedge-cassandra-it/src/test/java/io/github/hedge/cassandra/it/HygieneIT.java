@@ -14,7 +14,9 @@ import java.lang.management.ManagementFactory;
 import java.nio.file.Files;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
@@ -76,13 +78,25 @@ class HygieneIT {
             f.cluster.proxy().setDelay(0, 0);
         }
         double seconds = (System.nanoTime() - started) / 1e9;
-        Files.createDirectories(Report.DIR);
-        Files.writeString(
-                Report.DIR.resolve("hygiene.md"),
-                String.format(
-                        "%d requests in %.0f s, %d failed; threads after 10%%: %d, at the end: %d; %s;"
-                                + " driver in-flight %d, orphaned streams %d%n",
-                        REQUESTS, seconds, failed.get(), threadsWarm, threadsEnd, stats, inFlight, orphaned));
+        Map<String, String> raw = new LinkedHashMap<>();
+        raw.put("ran_at", Scenario.now());
+        raw.put("requests", String.valueOf(REQUESTS));
+        raw.put("seconds", String.format(java.util.Locale.ROOT, "%.0f", seconds));
+        raw.put("failed", String.valueOf(failed.get()));
+        raw.put("hedges_sent", String.valueOf(stats.hedgesSent()));
+        raw.put("hedges_won", String.valueOf(stats.hedgesWon()));
+        raw.put("budget_denied", String.valueOf(stats.budgetDenied()));
+        raw.put("threads_warm", String.valueOf(threadsWarm));
+        raw.put("threads_end", String.valueOf(threadsEnd));
+        raw.put("pending_attempts", String.valueOf(stats.pendingAttempts()));
+        raw.put("pending_timers", String.valueOf(stats.pendingTimers()));
+        raw.put("in_flight_calls", String.valueOf(stats.inFlightCalls()));
+        raw.put("driver_in_flight", String.valueOf(inFlight));
+        raw.put("driver_orphaned", String.valueOf(orphaned));
+        raw.put("stats", String.valueOf(stats));
+        Files.createDirectories(Raw.DIR);
+        Raw.writeProperties(Raw.DIR.resolve("hygiene.properties"), raw);
+        Files.writeString(Report.DIR.resolve("hygiene.md"), Tables.hygiene(Raw.DIR));
         assertThat(stats.hedgesSent()).as("hedges were sent").isPositive();
         assertThat(stats.pendingAttempts()).as("pending attempts").isZero();
         assertThat(stats.pendingTimers()).as("pending timers").isZero();

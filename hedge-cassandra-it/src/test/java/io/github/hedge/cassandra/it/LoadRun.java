@@ -63,6 +63,13 @@ final class LoadRun {
     volatile long markedDownAt = -1;
     long hedgesSent;
     long calls;
+    /** the delay the session would give a hedge at the moment of the "fault" event, ns; -1: none */
+    volatile long hedgeDelayAtFault = -1;
+
+    /** A run read back from its raw files ({@link Raw}): no ledger. */
+    static LoadRun loaded(Mode mode, long durationNanos) {
+        return new LoadRun(mode, null, durationNanos);
+    }
 
     private LoadRun(Mode mode, Workload.Ledger ledger, long durationNanos) {
         this.mode = mode;
@@ -114,6 +121,9 @@ final class LoadRun {
         for (Event e : timeline) {
             events.schedule(
                     () -> {
+                        if (e.name().equals("fault")) {
+                            run.hedgeDelayAtFault = hedgeDelayNanos(mode, session);
+                        }
                         run.events.put(e.name(), System.nanoTime() - t0);
                         e.action().run();
                     },
@@ -225,6 +235,33 @@ final class LoadRun {
             run.calls = run.samples.stream().filter(s -> s.kind().idempotent()).count();
         }
         return run;
+    }
+
+    /**
+     * @return the delay after which the session would send a call's first hedge now, in
+     *     nanoseconds: hedge's current estimate (wrapped session, driver policy) or the constant
+     *     policy's delay; -1 without hedging
+     */
+    static long hedgeDelayNanos(Mode mode, CqlSession session) {
+        if (session instanceof HedgedCqlSession h) {
+            return h.executor().currentDelayNanos();
+        }
+        for (SpeculativeExecutionPolicy p :
+                session.getContext().getSpeculativeExecutionPolicies().values()) {
+            if (p instanceof HedgeSpeculativeExecutionPolicy h) {
+                return h.delayPolicy()
+                        .delayNanos(io.github.hedge.core.DelayContext.of(2, List.of(), h.latencyTracker()));
+            }
+        }
+        if (mode == Mode.CONSTANT) {
+            return session.getContext()
+                    .getConfig()
+                    .getDefaultProfile()
+                    .getDuration(
+                            com.datastax.oss.driver.api.core.config.DefaultDriverOption.SPECULATIVE_EXECUTION_DELAY)
+                    .toNanos();
+        }
+        return -1;
     }
 
     /** @return speculative executions sent by the session's hedge policies so far; -1 if it has none */

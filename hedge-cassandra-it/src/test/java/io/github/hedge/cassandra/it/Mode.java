@@ -25,6 +25,12 @@ enum Mode {
 
     final String label;
 
+    /**
+     * {@code -Dhedge.it.brokenHedging=true}: the wrapped session never hedges (at most one attempt
+     * per call), a broken build that the stall's bound must catch.
+     */
+    static final boolean BROKEN_HEDGING = Boolean.getBoolean("hedge.it.brokenHedging");
+
     /** The modes to run: all, or those named in {@code -Dhedge.it.modes=NONE,HEDGE_WRAPPED}. */
     static java.util.List<Mode> selected() {
         String only = System.getProperty("hedge.it.modes", "");
@@ -65,7 +71,16 @@ enum Mode {
             default -> {}
         }
         CqlSession session = build(b);
-        return this == HEDGE_WRAPPED ? HedgedCqlSession.wrap(session) : session;
+        if (this != HEDGE_WRAPPED) {
+            return session;
+        }
+        return BROKEN_HEDGING
+                ? HedgedCqlSession.wrap(
+                        session,
+                        io.github.hedge.core.HedgeConfig.from(HedgedCqlSession.defaultConfig())
+                                .maxAttempts(1)
+                                .build())
+                : HedgedCqlSession.wrap(session);
     }
 
     static CqlSession build(ProgrammaticDriverConfigLoaderBuilder b) {
@@ -83,6 +98,10 @@ enum Mode {
         return DriverConfigLoader.programmaticBuilder()
                 // a 2 s stall must show as latency, not as client timeouts
                 .withDuration(DefaultDriverOption.REQUEST_TIMEOUT, Duration.ofSeconds(10))
+                // protocol v4 without compression, so that the proxies can read every request's frame
+                // (Executions); v5 would frame them in checksummed segments
+                .withString(DefaultDriverOption.PROTOCOL_VERSION, "V4")
+                .withString(DefaultDriverOption.PROTOCOL_COMPRESSION, "none")
                 // schema changes at RF=3 take ~3 s here
                 .withDuration(DefaultDriverOption.METADATA_SCHEMA_REQUEST_TIMEOUT, Duration.ofSeconds(20))
                 .withDuration(DefaultDriverOption.CONTROL_CONNECTION_AGREEMENT_TIMEOUT, Duration.ofSeconds(30))

@@ -106,7 +106,8 @@ class NodeDeathIT {
     }
 
     @Test
-    void should_apply_counter_updates_and_conditional_inserts_exactly_once_when_a_node_is_killed() {
+    void
+            should_run_each_answered_non_idempotent_statement_once_on_one_node_and_each_failed_one_at_most_once_when_a_node_is_killed() {
         checks.forEach((mode, c) -> Scenario.assertExactlyOnce(mode, c));
     }
 }

@@ -11,9 +11,11 @@ import java.util.concurrent.TimeUnit;
 /**
  * The real 3-node cluster of the whole suite, started once by {@code scripts/cassandra-cluster} on
  * first use and stopped by a shutdown hook (and, should this JVM die without running it, by the
- * script's watchdog, which is given this JVM's pid). Node 3 is reached by clients through {@link
- * #proxy()}, a {@link DelayProxy} that adds no delay until a test asks for one. Faults are sent
- * the way an operator would: {@code kill -9}, {@code kill -STOP}/{@code -CONT}.
+ * script's watchdog, which is given this JVM's pid). Clients reach every node through a {@link
+ * DelayProxy} of its own (the node advertises the proxy's address), so that {@link Executions#SEEN}
+ * sees every request a node receives; node 3's ({@link #proxy()}) adds no delay until a test asks
+ * for one. Faults are sent the way an operator would: {@code kill -9}, {@code kill -STOP}/{@code
+ * -CONT}.
  *
  * <p>{@link #withCoordinatorOnlyNode()} is the other cluster a JVM may start instead (never both:
  * they share addresses and ports): the three data nodes without a proxy plus node {@link
@@ -31,17 +33,19 @@ final class RealCluster {
     private static RealCluster instance;
     private static RealCluster withCoordinatorOnlyNode;
 
-    /** null in the cluster with a coordinator-only node */
-    private final DelayProxy proxy;
+    /** the proxies of nodes 1-3 (index node - 1); empty in the cluster with a coordinator-only node */
+    private final List<DelayProxy> proxies = new ArrayList<>();
 
     private RealCluster(boolean coordinatorOnlyNode) {
         String owner = String.valueOf(ProcessHandle.current().pid());
         if (coordinatorOnlyNode) {
-            proxy = null;
             script("start", "--nodes", "3", "--coordinators", "1", "--ip-prefix", IP_PREFIX, "--owner-pid", owner);
         } else {
-            // the proxy first: node 3 advertises its address to clients
-            proxy = new DelayProxy(PROXY_PREFIX + "." + PROXIED_NODE, 9042, IP_PREFIX + "." + PROXIED_NODE, 9042);
+            // the proxies first: each node advertises its proxy's address to clients
+            for (int node = 1; node <= 3; node++) {
+                proxies.add(new DelayProxy(
+                        PROXY_PREFIX + "." + node, 9042, IP_PREFIX + "." + node, 9042, node, Executions.SEEN));
+            }
             script(
                     "start",
                     "--nodes",
@@ -51,7 +55,7 @@ final class RealCluster {
                     "--proxy-prefix",
                     PROXY_PREFIX,
                     "--proxied-node",
-                    String.valueOf(PROXIED_NODE),
+                    "1,2,3",
                     "--owner-pid",
                     owner);
         }
@@ -85,20 +89,21 @@ final class RealCluster {
         return withCoordinatorOnlyNode;
     }
 
+    /** The proxy of node {@link #PROXIED_NODE}, the one the slow-link tests slow down. */
     DelayProxy proxy() {
-        if (proxy == null) {
+        if (proxies.isEmpty()) {
             throw new IllegalStateException("the cluster with a coordinator-only node has no proxy");
         }
-        return proxy;
+        return proxies.get(PROXIED_NODE - 1);
     }
 
     static String ip(int node) {
         return IP_PREFIX + "." + node;
     }
 
-    /** The address clients use for the node (the proxy's for node 3). */
+    /** The address clients of the suite's cluster use for the node: its proxy's. */
     static String clientIp(int node) {
-        return node == PROXIED_NODE ? PROXY_PREFIX + "." + node : ip(node);
+        return PROXY_PREFIX + "." + node;
     }
 
     long pid(int node) {
@@ -147,9 +152,7 @@ final class RealCluster {
     }
 
     private void stop() {
-        if (proxy != null) {
-            proxy.close();
-        }
+        proxies.forEach(DelayProxy::close);
         script("stop");
     }
 

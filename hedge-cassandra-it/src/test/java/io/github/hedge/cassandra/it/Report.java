@@ -22,10 +22,10 @@ final class Report {
 
     private Report() {}
 
-    static void write(String fault, String title, List<LoadRun> runs, List<String> rows, String header) {
+    static void write(String fault, String title, List<LoadRun> runs, String table) {
         try {
             Files.createDirectories(DIR);
-            Files.writeString(DIR.resolve(fault + ".md"), header + "\n" + String.join("\n", rows) + "\n");
+            Files.writeString(DIR.resolve(fault + ".md"), table);
             for (LoadRun r : runs) {
                 Files.writeString(
                         DIR.resolve(fault + "-" + r.mode.name().toLowerCase(java.util.Locale.ROOT) + ".csv"), r.csv());
@@ -39,13 +39,13 @@ final class Report {
                             r.slowCalls);
                 }
             }
-            plot(fault, title, runs);
+            plot(DIR, fault, title, runs);
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
     }
 
-    static void plot(String fault, String title, List<LoadRun> runs) throws IOException {
+    static void plot(Path dir, String fault, String title, List<LoadRun> runs) throws IOException {
         XYChart tput = new XYChartBuilder()
                 .width(900)
                 .height(320)
@@ -87,7 +87,7 @@ final class Report {
             c.getStyler().setLegendPosition(org.knowm.xchart.style.Styler.LegendPosition.InsideSW);
         }
         BitmapEncoder.saveBitmap(
-                List.of(tput, lat), 2, 1, DIR.resolve(fault).toString(), BitmapEncoder.BitmapFormat.PNG);
+                List.of(tput, lat), 2, 1, dir.resolve(fault).toString(), BitmapEncoder.BitmapFormat.PNG);
     }
 
     static String f(double v) {

@@ -117,42 +117,31 @@ class ServerCostIT {
                 .sum();
     }
 
+    /** Raw output ({@link Raw}, plus per-node counters per mode), then the table computed from it. */
     private void writeReport(Duration constantDelay) throws IOException {
-        List<String> rows = new ArrayList<>();
-        rows.add(
-                "| mode | client requests | extra executions | CQL requests received, node 1 / 2 / 3 | per client request"
-                        + " | ReadStage tasks 1 / 2 / 3 | MutationStage tasks 1 / 2 / 3 | node CPU s 1 / 2 / 3 (total)"
-                        + " | p99 ms |");
-        rows.add("|---|---|---|---|---|---|---|---|---|");
-        for (Mode mode : received.keySet()) {
-            Map<Integer, Map<String, Long>> d = received.get(mode);
-            long total = cqlRequests(mode);
-            LoadRun r = runs.get(mode);
-            rows.add("| " + mode.label + " | " + clientRequests.get(mode) + " | "
-                    + String.format(Locale.ROOT, "%.1f%%", 100 * r.extraLoad()) + " | "
-                    + per(d, "nativetransportrequests") + " | "
-                    + String.format(Locale.ROOT, "%.3f", (double) total / clientRequests.get(mode)) + " | "
-                    + per(d, "readstage") + " | " + per(d, "mutationstage") + " | "
-                    + cpu.get(mode).values().stream()
-                            .map(v -> Report.f(v / 1000.0))
-                            .reduce((a, b) -> a + " / " + b)
-                            .orElse("")
-                    + " ("
-                    + Report.f(cpu.get(mode).values().stream()
-                                    .mapToLong(Long::longValue)
-                                    .sum()
-                            / 1000.0) + ") | "
-                    + Report.f(LoadRun.percentileMs(
-                            r.window(FROM_S * Scenario.S, Long.MAX_VALUE, x -> x.kind()
-                                    .idempotent()),
-                            0.99))
-                    + " |");
-        }
-        String header = "Healthy cluster, " + (RUN.toSeconds() - FROM_S) + " s measured after " + FROM_S
+        String title = "Healthy cluster, " + (RUN.toSeconds() - FROM_S) + " s measured after " + FROM_S
                 + " s of warm-up, " + LoadRun.RATE + " idempotent + " + LoadRun.NON_IDEMPOTENT_RATE
-                + " non-idempotent req/s. Constant policy delay " + constantDelay.toMillis() + " ms.\n";
+                + " non-idempotent req/s";
+        Raw.save(
+                Raw.DIR,
+                new Raw.Fault("server-cost", title, FROM_S, FROM_S, constantDelay.toMillis(), Scenario.now()),
+                new ArrayList<>(runs.values()),
+                null);
+        for (Mode mode : received.keySet()) {
+            Map<String, String> p = new java.util.LinkedHashMap<>();
+            for (int node : received.get(mode).keySet()) {
+                Map<String, Long> pools = received.get(mode).get(node);
+                p.put(
+                        "node" + node + ".native_transport_requests",
+                        String.valueOf(pool(pools, "nativetransportrequests")));
+                p.put("node" + node + ".read_stage", String.valueOf(pool(pools, "readstage")));
+                p.put("node" + node + ".mutation_stage", String.valueOf(pool(pools, "mutationstage")));
+                p.put("node" + node + ".cpu_ms", String.valueOf(cpu.get(mode).get(node)));
+            }
+            Raw.writeProperties(Raw.DIR.resolve(Raw.file("server-cost", mode, "-nodes.properties")), p);
+        }
         Files.createDirectories(Report.DIR);
-        Files.writeString(Report.DIR.resolve("server-cost.md"), header + "\n" + String.join("\n", rows) + "\n");
+        Files.writeString(Report.DIR.resolve("server-cost.md"), Tables.serverCost(Raw.DIR));
     }
 
     private static String per(Map<Integer, Map<String, Long>> d, String pool) {

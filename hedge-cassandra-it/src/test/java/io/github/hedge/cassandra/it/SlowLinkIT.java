@@ -61,10 +61,7 @@ class SlowLinkIT {
                 WARMUP_S,
                 SLOW_S,
                 checks,
-                constantDelay,
-                "issue target: p99 (from fault + 5 s) <= 1.3 x healthy p99",
-                r -> (slowP99(r) <= 1.3 * healthyP99(r) ? "met" : "not met") + ": " + Report.f(slowP99(r)) + " vs "
-                        + Report.f(1.3 * healthyP99(r)) + " ms");
+                constantDelay);
     }
 
     /** Share of the slow phase's idempotent requests that took at least the injected delay. */
@@ -127,7 +124,8 @@ class SlowLinkIT {
     }
 
     @Test
-    void should_apply_counter_updates_and_conditional_inserts_exactly_once_when_a_link_is_slow() {
+    void
+            should_run_each_answered_non_idempotent_statement_once_on_one_node_and_each_failed_one_at_most_once_when_a_link_is_slow() {
         checks.forEach((mode, c) -> Scenario.assertExactlyOnce(mode, c));
     }
 }
