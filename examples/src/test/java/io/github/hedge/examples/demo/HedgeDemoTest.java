@@ -3,6 +3,7 @@ package io.github.hedge.examples.demo;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.github.hedge.core.HedgeBudget;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
@@ -70,11 +71,19 @@ class HedgeDemoTest {
         PhaseResult nativeHedging = summary.phases().get(2);
         assertThat(none.attempts()).isEqualTo(none.calls());
         assertThat(none.hedgesWon()).isZero();
-        // replica 3 stalls 10% of its calls for 40-250 ms: both hedging modes hedge them, and win
-        assertThat(hedge.hedgesWon()).as("hedge-grpc's hedges won").isPositive();
-        assertThat(nativeHedging.hedgesWon()).as("native hedges won").isPositive();
-        // 5% budget; a generous margin for the budget's window at a short run
-        assertThat(hedge.extraLoad()).isLessThanOrEqualTo(0.10);
+        // replica 3 stalls 10% of its calls for 40-250 ms: both hedging modes hedge, and hedges win
+        // (a phase of a short run has about 150 calls, five of them stalled: each mode may miss its
+        // few, so the wins are counted over both)
+        assertThat(hedge.attempts()).as("hedge-grpc's attempts").isGreaterThan(hedge.calls());
+        assertThat(nativeHedging.attempts()).as("native attempts").isGreaterThan(nativeHedging.calls());
+        assertThat(hedge.hedgesWon() + nativeHedging.hedgesWon())
+                .as("hedges won")
+                .isPositive();
+        // the budget's promise: after P primaries, at most max(its 20 cold-start tokens, 5% of P)
+        // hedges; P counts the phase's 0.5 s warm-up at 150 calls/s (75 calls) and its calls
+        long primaries = 75 + hedge.calls();
+        assertThat(hedge.attempts() - hedge.calls()).as("hedge-grpc's hedges").isLessThanOrEqualTo((long)
+                Math.max(HedgeBudget.coldStartTokens(0.05), 0.05 * primaries));
         assertThat(hedge.hedgesWon()).isLessThanOrEqualTo(hedge.attempts() - hedge.calls());
         // every answer came from a request some replica received
         long served = 0;
