@@ -57,7 +57,12 @@ public final class Options {
         if (!p.isDefined(o)) {
             return def;
         }
-        double v = read(p, o, "a whole number in " + range, () -> p.getDouble(o));
+        // not p.getDouble: the profile caches each option's first typed read, and a Double cached
+        // for an integer option breaks every later getInt of it (the driver's, the user's)
+        Object stored = stored(p, o);
+        double v = stored instanceof Number
+                ? ((Number) stored).doubleValue()
+                : read(p, o, "a whole number in " + range, () -> p.getInt(o));
         if (!(v >= min && v <= max) || v != Math.rint(v)) {
             throw invalid(p, o, "a whole number in " + range, fmt(v));
         }
@@ -137,6 +142,16 @@ public final class Options {
             invalid.initCause(e);
             throw invalid;
         }
+    }
+
+    /** @return the option's value as the configuration holds it, read without the profile's cache */
+    private static Object stored(DriverExecutionProfile p, DriverOption o) {
+        for (java.util.Map.Entry<String, Object> e : p.entrySet()) {
+            if (e.getKey().equals(o.getPath())) {
+                return e.getValue();
+            }
+        }
+        return null;
     }
 
     /** @return the option's value as text, as well as it can be read */
