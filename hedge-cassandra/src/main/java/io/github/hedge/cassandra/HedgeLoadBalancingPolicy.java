@@ -57,6 +57,12 @@ public class HedgeLoadBalancingPolicy implements LoadBalancingPolicy {
     private static final String DEFAULT_DELEGATE =
             "com.datastax.oss.driver.internal.core.loadbalancing.DefaultLoadBalancingPolicy";
 
+    /**
+     * The time source of the latency scores of policies built from now on: the system's; tests in
+     * this package replace it to let a retry period pass without waiting for it.
+     */
+    static volatile Ticker ticker = Ticker.system();
+
     private final DriverContext context;
     private final LoadBalancingPolicy delegate;
     /** Per-node latency, for ordering (when on) and for {@link #isExcluded}. */
@@ -88,7 +94,7 @@ public class HedgeLoadBalancingPolicy implements LoadBalancingPolicy {
                 .retryPeriod(Options.getDuration(p, HedgeDriverOption.LBP_RETRY_PERIOD, Duration.ofSeconds(10), false))
                 .minMeasurements(Options.getInt(p, HedgeDriverOption.LBP_MIN_MEASUREMENTS, 5, 1, 100_000))
                 .build();
-        this.scores = LatencyScores.of(la, Ticker.system());
+        this.scores = LatencyScores.of(la, ticker);
         this.timerThreadPrefix = context.getSessionName() + "-timer-";
         this.tracker = new HedgeRequestTracker(
                 context, this, scores, delegate.getRequestTracker().orElse(null));

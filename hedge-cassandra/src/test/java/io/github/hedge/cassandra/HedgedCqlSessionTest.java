@@ -20,6 +20,9 @@ import com.datastax.oss.driver.api.core.cql.ExecutionInfo;
 import com.datastax.oss.driver.api.core.cql.PreparedStatement;
 import com.datastax.oss.driver.api.core.cql.ResultSet;
 import com.datastax.oss.driver.api.core.cql.SimpleStatement;
+import com.datastax.oss.driver.api.core.metadata.Node;
+import com.datastax.oss.driver.internal.core.context.InternalDriverContext;
+import com.datastax.oss.driver.internal.core.pool.ChannelPool;
 import io.github.hedge.core.DelayPolicy;
 import io.github.hedge.core.HedgeBudget;
 import io.github.hedge.core.HedgeConfig;
@@ -27,6 +30,7 @@ import io.github.hedge.core.HedgedExecutor;
 import io.github.hedge.core.HedgedExecutorRegistry;
 import io.github.hedge.core.LatencyTracker;
 import io.github.hedge.core.event.CallCompleted;
+import io.github.hedge.core.event.HedgeSent;
 import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -36,8 +40,10 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -123,10 +129,19 @@ class HedgedCqlSessionTest {
                         .isZero());
     }
 
-    private static double medianMs(List<Long> nanos) {
-        List<Long> sorted = new ArrayList<>(nanos);
+    private static long median(List<Long> values) {
+        List<Long> sorted = new ArrayList<>(values);
         Collections.sort(sorted);
-        return sorted.get(sorted.size() / 2) / 1e6;
+        return sorted.get(sorted.size() / 2);
+    }
+
+    /** @return the requests the driver has in flight to {@code node} (losers left to finish included) */
+    private static int inFlight(Node node) {
+        ChannelPool pool = ((InternalDriverContext) driver.getContext())
+                .getPoolManager()
+                .getPools()
+                .get(node);
+        return pool == null ? 0 : pool.getInFlight();
     }
 
     @Test
@@ -139,6 +154,8 @@ class HedgedCqlSessionTest {
                         .build(),
                 LatencyAwareOptions.disabled());
         List<CallCompleted> calls = record(session);
+        Map<Long, HedgeSent> sent = new ConcurrentHashMap<>();
+        session.executor().events().subscribe(HedgeSent.class, e -> sent.put(e.callId(), e));
 
         List<CallCompleted> slowPrimaries = new ArrayList<>();
         List<String> coordinatorsOfSlowPrimaries = new ArrayList<>();
@@ -158,18 +175,27 @@ class HedgedCqlSessionTest {
         assertThat(slowPrimaries).hasSizeGreaterThanOrEqualTo(3);
         // every call whose primary hit the slow node was hedged (a fast primary that hiccups past
         // 20 ms on a loaded machine may be hedged too: those are held only to "another replica")
-        List<Long> offsets = new ArrayList<>();
+        long delay = TimeUnit.MILLISECONDS.toNanos(20);
         for (CallCompleted c : slowPrimaries) {
             assertThat(c.attempts()).hasSizeGreaterThan(1);
             assertThat(c.winningAttempt()).isEqualTo(2); // the fast replica answered
-            offsets.add(c.attempts().get(1).startOffsetNanos());
+            // the executor sent it because the delay elapsed
+            assertThat(sent.get(c.callId())).satisfies(h -> {
+                assertThat(h.attemptNumber()).isEqualTo(2);
+                assertThat(h.reason()).isEqualTo(HedgeSent.Reason.DELAY_ELAPSED);
+            });
         }
+        List<Long> delays = new ArrayList<>();
         for (CallCompleted c : hedged) {
             assertThat(c.attempts().get(1).target())
                     .isNotEqualTo(c.attempts().get(0).target()); // another replica
+            delays.add(sent.get(c.callId()).delayNanos());
         }
-        // never before the delay; the upper margin is the scheduler's wake-up on a loaded machine
-        assertThat(medianMs(offsets)).isBetween(20.0 - 2, 20.0 + 10);
+        // the delay the executor decided for each hedge (HedgeSent.delayNanos, from the primary's
+        // start): never under the configured one, and exactly it unless the machine stalled before
+        // the executor asked the policy (then the time already elapsed), so exactly it in the median
+        assertThat(delays).allSatisfy(d -> assertThat(d).isGreaterThanOrEqualTo(delay));
+        assertThat(median(delays)).isEqualTo(delay);
         // the driver agrees: the answer came from a fast node
         assertThat(coordinatorsOfSlowPrimaries).isNotEmpty().noneMatch(c -> c.contains(slowTarget));
         // and the nodes received exactly one execution per primary plus one per hedge
@@ -180,6 +206,10 @@ class HedgedCqlSessionTest {
     @Test
     void should_hedge_at_the_learned_percentile_when_the_delay_is_adaptive() throws Exception {
         sim.slow(0, SELECT, 150);
+        // the fast nodes answer in 10 ms: a learned delay well above the time the executor takes
+        // to start a primary and ask for the delay (HedgeSent.delayNanos is the longer of the two)
+        sim.slow(1, SELECT, 10);
+        sim.slow(2, SELECT, 10);
         // a tracker that refreshes every 50 ms, so the warm-up below ends soon after every replica
         // has enough samples (the default refreshes once a second)
         LatencyTracker tracker =
@@ -207,25 +237,42 @@ class HedgedCqlSessionTest {
         assertThat(targets).allMatch(t -> tracker.sampleCount(t) >= 50);
         long learned = session.executor().currentDelayNanos();
         assertThat(learned).isPositive().isLessThan(TimeUnit.MILLISECONDS.toNanos(100));
+        Map<Long, HedgeSent> sent = new ConcurrentHashMap<>();
+        session.executor().events().subscribe(HedgeSent.class, e -> sent.put(e.callId(), e));
         calls.clear();
-        List<Long> delays = new ArrayList<>();
+        // the learned delay moves a little as the tracker refreshes (every 50 ms): the range of what
+        // it was before and after each call bounds the delay each hedge was sent at
+        long minDelay = Long.MAX_VALUE;
+        long maxDelay = Long.MIN_VALUE;
         for (int k = 0; k < REQUESTS_FOR_3_SLOW_PRIMARIES; k++) {
-            delays.add(session.executor().currentDelayNanos()); // the delay this call will use
+            long before = session.executor().currentDelayNanos();
             session.execute(select(k));
+            long after = session.executor().currentDelayNanos();
+            minDelay = Math.min(minDelay, Math.min(before, after));
+            maxDelay = Math.max(maxDelay, Math.max(before, after));
         }
-        List<Long> lateness = new ArrayList<>();
-        for (int k = 0; k < calls.size(); k++) {
-            CallCompleted c = calls.get(k);
-            if (c.attempts().size() > 1) {
-                assertThat(c.attempts().get(1).target())
-                        .isNotEqualTo(c.attempts().get(0).target());
-                lateness.add(c.attempts().get(1).startOffsetNanos() - delays.get(k));
-            }
+        List<CallCompleted> hedged =
+                calls.stream().filter(c -> c.attempts().size() > 1).collect(Collectors.toList());
+        assertThat(hedged).hasSizeGreaterThanOrEqualTo(3);
+        // learned from the fast nodes' 10 ms, not the slow node's 150 ms
+        assertThat(minDelay).isGreaterThanOrEqualTo(TimeUnit.MILLISECONDS.toNanos(10));
+        assertThat(maxDelay).isLessThan(TimeUnit.MILLISECONDS.toNanos(100));
+        List<Long> hedgeDelays = new ArrayList<>();
+        for (CallCompleted c : hedged) {
+            assertThat(c.attempts().get(1).target())
+                    .isNotEqualTo(c.attempts().get(0).target());
+            // sent because the learned delay elapsed: never under it
+            HedgeSent h = sent.get(c.callId());
+            assertThat(h.reason()).isEqualTo(HedgeSent.Reason.DELAY_ELAPSED);
+            assertThat(h.delayNanos()).isGreaterThanOrEqualTo(minDelay);
+            hedgeDelays.add(h.delayNanos());
         }
-        assertThat(lateness).hasSizeGreaterThanOrEqualTo(3);
-        // hedge's scheduler fires at the delay: a couple of milliseconds late in the median on a quiet
-        // machine; the upper margin is its wake-up on a loaded one
-        assertThat(medianMs(lateness)).isBetween(-2.0, 10.0);
+        // and at it, as the executor decided it (longer only when the machine stalled before it asked)
+        assertThat(median(hedgeDelays)).isBetween(minDelay, maxDelay);
+        // every call whose primary went to the slow node was won by its hedge
+        assertThat(hedged.stream().filter(c -> c.attempts().get(0).target().equals(slowTarget)))
+                .isNotEmpty()
+                .allSatisfy(c -> assertThat(c.winningAttempt()).isEqualTo(2));
     }
 
     @Test
@@ -243,7 +290,11 @@ class HedgedCqlSessionTest {
         }
         awaitNoPendingAttempts(session); // the slow primaries still run on the server, and are waited for
         assertThat(session.executor().stats().hedgesWon()).isPositive();
-        Thread.sleep(1100); // savings refresh once a second
+        // savings refresh once a second: wait until the window shows all 30 calls and their primaries
+        await().atMost(Duration.ofSeconds(10))
+                .pollInterval(Duration.ofMillis(50))
+                .until(() -> session.executor().savings().hedged().count() == 30
+                        && session.executor().savings().unhedgedEstimate().count() == 30);
         var saved = session.executor().savings();
         // every beaten primary finished: the estimate holds real latencies, no lower bounds
         assertThat(saved.censoredPrimaries()).isZero();
@@ -452,18 +503,21 @@ class HedgedCqlSessionTest {
     @Test
     void should_stop_primaries_to_the_slow_node_and_resume_after_it_heals_when_latency_aware() throws Exception {
         sim.slow(0, INSERT, 100);
+        // the system's time plus what the test skips: the retry period passes when the test says so
+        AtomicLong skipped = new AtomicLong();
         HedgedCqlSession session = wrap(
                 HedgeConfig.builder()
+                        .ticker(() -> System.nanoTime() + skipped.get())
                         .delay(DelayPolicy.fixed(Duration.ofMillis(10)))
                         .budget(HedgeBudget.unlimited())
                         .build(),
                 LatencyAwareOptions.builder()
                         .minMeasurements(3)
                         .exclusionThreshold(5.0) // robust to a healed node's first answers on a loaded machine
-                        .retryPeriod(Duration.ofSeconds(3)) // longer than the first phase: no probe during it
+                        .retryPeriod(Duration.ofSeconds(60)) // longer than the first phase: no probe during it
                         .build());
         List<CallCompleted> calls = record(session);
-        com.datastax.oss.driver.api.core.metadata.Node slowNode = driver.getMetadata().getNodes().values().stream()
+        Node slowNode = driver.getMetadata().getNodes().values().stream()
                 .filter(n -> n.getEndPoint().resolve().toString().contains(slowTarget.replace(":9042", "")))
                 .findFirst()
                 .orElseThrow();
@@ -478,7 +532,10 @@ class HedgedCqlSessionTest {
         int n = 0;
         while (System.nanoTime() < until) {
             if (session.isExcluded(slowNode) && session.executor().stats().pendingAttempts() == 0) {
-                Thread.sleep(150); // longer than the slow node's 100 ms: no loser is left in flight
+                // wait until no loser is left in flight on the slow node, as the driver counts them
+                await().atMost(Duration.ofSeconds(10))
+                        .pollInterval(Duration.ofMillis(10))
+                        .until(() -> inFlight(slowNode) == 0);
                 if (session.isExcluded(slowNode)) {
                     break;
                 }
@@ -495,7 +552,11 @@ class HedgedCqlSessionTest {
                 .noneMatch(c -> c.attempts().get(0).target().equals(slowTarget));
 
         sim.heal(0);
-        Thread.sleep(3100); // longer than the retry period: the node is probed again
+        await().atMost(Duration.ofSeconds(10))
+                .pollInterval(Duration.ofMillis(10))
+                .until(() -> inFlight(slowNode) == 0);
+        assertThat(session.isExcluded(slowNode)).isTrue();
+        skipped.addAndGet(TimeUnit.SECONDS.toNanos(61)); // past the retry period: the node is probed again
         calls.clear();
         for (int k = 0; k < 60; k++) {
             session.execute(insert(k).setIdempotent(true));

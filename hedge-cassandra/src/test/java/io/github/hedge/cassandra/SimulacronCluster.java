@@ -262,6 +262,14 @@ final class SimulacronCluster implements AutoCloseable {
         throw new IllegalArgumentException("unknown node " + node);
     }
 
+    /** @return the driver's node that stands for simulated node {@code i} in {@code session} */
+    Node nodeOf(CqlSession session, int i) {
+        return session.getMetadata().getNodes().values().stream()
+                .filter(n -> indexOf(n) == i)
+                .findFirst()
+                .orElseThrow();
+    }
+
     CqlSession session() {
         return session(b -> b);
     }
