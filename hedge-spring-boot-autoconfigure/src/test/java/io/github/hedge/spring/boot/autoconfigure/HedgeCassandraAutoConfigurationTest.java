@@ -159,7 +159,8 @@ class HedgeCassandraAutoConfigurationTest {
                     .count();
             long attempts =
                     calls.stream().mapToLong(call -> call.attempts().size()).sum();
-            // a loser cancelled at once (its call answered as it started) may never reach a node
+            // every attempt not cancelled reached a node (the session leaves beaten primaries
+            // running); a loser cancelled at once (its call answered as it started) may not have
             long notCancelled = calls.stream()
                     .flatMap(call -> call.attempts().stream())
                     .filter(a -> a.outcome() != AttemptRecord.AttemptOutcome.CANCELLED)
@@ -169,7 +170,7 @@ class HedgeCassandraAutoConfigurationTest {
                         .isLessThanOrEqualTo(attemptsOnSlowNode)
                         .isGreaterThanOrEqualTo(slowPrimaries.size());
                 assertThat(cassandra.received(SimulatedCassandra.INSERT))
-                        .isBetween(notCancelled + slowPrimaries.size(), attempts);
+                        .isBetween(notCancelled, attempts);
             });
 
             HedgeStats stats = executor.stats();
