@@ -546,6 +546,75 @@ class GrpcHedgingTest {
         assertThat(onSlow).isLessThan(10);
     }
 
+    /** Primaries (attempt 1) each backend served, counted at the servers. */
+    static long[] primariesPerBackend() {
+        long[] n = new long[3];
+        for (Execution e : backends.executions) {
+            if (e.attempt == 1) {
+                n[e.backend]++;
+            }
+        }
+        return n;
+    }
+
+    @Test
+    void should_spread_primaries_evenly_over_the_healthy_backends_when_one_is_ten_times_slower() throws Exception {
+        // b0 answers in 40 ms; b1 and b2 in 0-6 ms, one call in ten 20 ms later (drawn from the text),
+        // so calls still unanswered after 15 ms are hedged and those hedges take turns of the rotation
+        backends.behave((b, m, r, a) -> Action.reply(
+                b == 0
+                        ? 40
+                        : Math.floorMod(r.getText().hashCode(), 21) / 3
+                                + (r.getText().hashCode() % 10 == 0 ? 20 : 0)));
+        EchoGrpc.EchoBlockingStub stub =
+                EchoGrpc.newBlockingStub(channel(hedging(15).build(), true));
+
+        for (int i = 0; i < 120; i++) {
+            stub.get(req("warm-" + i));
+        }
+        backends.executions.clear();
+        // eight callers at once
+        EchoGrpc.EchoFutureStub async = EchoGrpc.newFutureStub(stub.getChannel());
+        List<ListenableFuture<EchoReply>> pending = new ArrayList<>();
+        for (int i = 0; i < 600; i++) {
+            pending.add(async.get(req("even-" + i)));
+            if (pending.size() == 8 || i == 599) {
+                for (ListenableFuture<EchoReply> f : pending) {
+                    f.get(SERVER_WAIT.toMillis(), TimeUnit.MILLISECONDS);
+                }
+                pending.clear();
+            }
+        }
+        long[] primaries = primariesPerBackend();
+        long healthy = primaries[1] + primaries[2];
+        String counts = java.util.Arrays.toString(primaries);
+        // the slow one may get a few while it is re-examined; the other two share the rest evenly
+        assertThat(primaries[0]).as("primaries per backend %s", counts).isLessThan(60);
+        assertThat(primaries[1]).as("primaries per backend %s", counts).isBetween(healthy * 4 / 10, healthy * 6 / 10);
+        assertThat(primaries[2]).as("primaries per backend %s", counts).isBetween(healthy * 4 / 10, healthy * 6 / 10);
+    }
+
+    @Test
+    void should_spread_primaries_evenly_over_all_backends_when_all_are_healthy() throws Exception {
+        backends.behave((b, m, r, a) -> Action.reply(4));
+        HedgingClientInterceptor hedging = HedgingClientInterceptor.builder()
+                .defaults(HedgeConfig.builder().delay(DelayPolicy.never()).build())
+                .build();
+        EchoGrpc.EchoBlockingStub stub = EchoGrpc.newBlockingStub(channel(hedging, true));
+
+        for (int i = 0; i < 300; i++) {
+            stub.get(req("even-" + i));
+        }
+        long[] primaries = primariesPerBackend();
+        assertThat(primaries[0] + primaries[1] + primaries[2]).isEqualTo(300);
+        for (int b = 0; b < 3; b++) {
+            // a third is 100; allow 80..120
+            assertThat(primaries[b])
+                    .as("primaries per backend %s", java.util.Arrays.toString(primaries))
+                    .isBetween(80L, 120L);
+        }
+    }
+
     @Test
     void should_reject_invalid_settings_with_the_setting_range_and_value() {
         assertThatThrownBy(() -> HedgingClientInterceptor.builder().maxHedgedRequestBytes(-1))

@@ -13,6 +13,10 @@ import java.util.Set;
  * and takes the first that is neither; failing that, the first untried one; failing that, the
  * child's first choice. Every pick gets the subchannel's latency tracer. Thread-safe, as pickers
  * must be.
+ *
+ * <p>A backend turned down still uses up its turn of a {@code round_robin} child's rotation, and the
+ * next pick takes the next turn: no backend inherits the excluded one's turns, so primaries stay
+ * evenly spread over the backends left in the rotation.
  */
 final class HedgePicker extends SubchannelPicker {
     static final int MAX_PICKS = 8;
