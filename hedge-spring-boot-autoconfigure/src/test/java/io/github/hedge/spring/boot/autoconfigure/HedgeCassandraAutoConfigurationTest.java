@@ -169,8 +169,7 @@ class HedgeCassandraAutoConfigurationTest {
                 assertThat(cassandra.received(0, SimulatedCassandra.INSERT))
                         .isLessThanOrEqualTo(attemptsOnSlowNode)
                         .isGreaterThanOrEqualTo(slowPrimaries.size());
-                assertThat(cassandra.received(SimulatedCassandra.INSERT))
-                        .isBetween(notCancelled, attempts);
+                assertThat(cassandra.received(SimulatedCassandra.INSERT)).isBetween(notCancelled, attempts);
             });
 
             HedgeStats stats = executor.stats();
