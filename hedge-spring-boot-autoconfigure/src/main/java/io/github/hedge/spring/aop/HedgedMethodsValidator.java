@@ -1,6 +1,7 @@
 package io.github.hedge.spring.aop;
 
 import io.github.hedge.spring.annotation.Hedged;
+import io.github.hedge.spring.internal.EditDistance;
 import java.lang.reflect.Method;
 import java.lang.reflect.Modifier;
 import java.lang.reflect.Proxy;
@@ -141,7 +142,7 @@ public class HedgedMethodsValidator implements BeanPostProcessor, AopInfrastruct
         String nearest = null;
         int best = 3; // at most two edits away
         for (String candidate : names) {
-            int d = editDistance(name, candidate);
+            int d = EditDistance.between(name, candidate);
             if (d < best) {
                 best = d;
                 nearest = candidate;
@@ -156,25 +157,6 @@ public class HedgedMethodsValidator implements BeanPostProcessor, AopInfrastruct
                 beanName,
                 names.isEmpty() ? "" : " (listed: " + String.join(", ", new TreeSet<>(names)) + ")",
                 nearest != null ? "; did you mean '" + nearest + "'?" : "");
-    }
-
-    private static int editDistance(String a, String b) {
-        int[] prev = new int[b.length() + 1];
-        int[] cur = new int[b.length() + 1];
-        for (int j = 0; j <= b.length(); j++) {
-            prev[j] = j;
-        }
-        for (int i = 1; i <= a.length(); i++) {
-            cur[0] = i;
-            for (int j = 1; j <= b.length(); j++) {
-                int cost = a.charAt(i - 1) == b.charAt(j - 1) ? 0 : 1;
-                cur[j] = Math.min(Math.min(cur[j - 1] + 1, prev[j] + 1), prev[j - 1] + cost);
-            }
-            int[] t = prev;
-            prev = cur;
-            cur = t;
-        }
-        return prev[b.length()];
     }
 
     private static boolean hasHedgedAdvisor(Object bean) {

@@ -1,5 +1,6 @@
 package io.github.hedge.spring.boot.autoconfigure;
 
+import io.github.hedge.spring.internal.EditDistance;
 import java.beans.PropertyDescriptor;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -161,7 +162,7 @@ final class HedgePropertyNames {
             if (candidate == null) {
                 continue;
             }
-            int distance = levenshtein(target, canonical(candidate));
+            int distance = EditDistance.between(target, canonical(candidate));
             int score = distance;
             // the last element right, the path to it wrong ("users.percentile" for "users.delay.percentile")
             if (squash(candidate.get(candidate.size() - 1)).equals(squash(u.get(u.size() - 1)))
@@ -264,25 +265,6 @@ final class HedgePropertyNames {
         List<String> out = new ArrayList<>(elements.size());
         elements.forEach(e -> out.add(squash(e)));
         return String.join(".", out);
-    }
-
-    static int levenshtein(String a, String b) {
-        int[] prev = new int[b.length() + 1];
-        int[] cur = new int[b.length() + 1];
-        for (int j = 0; j <= b.length(); j++) {
-            prev[j] = j;
-        }
-        for (int i = 1; i <= a.length(); i++) {
-            cur[0] = i;
-            for (int j = 1; j <= b.length(); j++) {
-                int cost = a.charAt(i - 1) == b.charAt(j - 1) ? 0 : 1;
-                cur[j] = Math.min(Math.min(cur[j - 1] + 1, prev[j] + 1), prev[j - 1] + cost);
-            }
-            int[] t = prev;
-            prev = cur;
-            cur = t;
-        }
-        return prev[b.length()];
     }
 
     /** @return every valid name, as templates, in kebab-case */
