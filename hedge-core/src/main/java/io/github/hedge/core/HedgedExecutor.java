@@ -4,7 +4,6 @@ import io.github.hedge.core.event.HedgeEvents;
 import io.github.hedge.core.internal.Checks;
 import io.github.hedge.core.internal.Engine;
 import io.github.hedge.core.internal.SyncAttempts;
-import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
@@ -104,10 +103,12 @@ public final class HedgedExecutor {
 
     /**
      * @return the delay the policy would give the first hedge of a call starting now, in
-     *     nanoseconds, or {@link DelayPolicy#NO_HEDGE}
+     *     nanoseconds, or {@link DelayPolicy#NO_HEDGE}: read as a call reads it, with the budget's
+     *     fill and ratio, so a delay raised to what the budget can pay (budget feedback) shows here
+     *     as it is applied
      */
     public long currentDelayNanos() {
-        return engine.delayNanos(2, List.of());
+        return engine.currentDelayNanos();
     }
 
     /**

@@ -27,7 +27,9 @@ import java.util.Objects;
  * winners, late successes and the elapsed time of cancelled losers), never the hedged end-to-end
  * latency, or the percentile climbs until hedging stops (Scylla #3746). With the default
  * {@link Scope#TARGET_CONSENSUS} scope, one target among three more than 1.25 times slower than
- * the others does not lift the delay at all.
+ * the others does not lift the targets' percentile; with budget feedback, the delay still rises to
+ * the pooled percentile the budget pays for when the slow target's calls ask for more hedges than
+ * that ({@link Builder#budgetFeedback(boolean)}).
  *
  * <p>Cassandra 4.0's {@code MIN(99p,50ms)} is {@code percentile(0.99).max(50ms)} and
  * {@code MAX(99p,50ms)} is {@code percentile(0.99).min(50ms)}; {@link DelayPolicy#min} and

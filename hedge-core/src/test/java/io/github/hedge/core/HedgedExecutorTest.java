@@ -519,6 +519,40 @@ class HedgedExecutorTest {
     }
 
     @Test
+    void should_report_the_delay_a_call_is_given_when_the_budget_raises_it() {
+        HedgedExecutor ex = executor(HedgeConfig.builder()
+                .ticker(time)
+                .scheduler(time)
+                .idempotentByDefault(true)
+                .maxExtraLoad(0.05));
+        // a and b answer after an exponential latency, mean 10 ms; c the same, but 10% of its calls
+        // stall for 1 s: the targets' own p96 asks for more hedges than 5% pays for, so the delay
+        // a call is given is raised above it
+        LatencyTracker tracker = ex.latencyTracker();
+        for (int i = 0; i < 2000; i++) {
+            long nanos = (long) (-10 * MS * Math.log(1 - (i + 0.5) / 2000));
+            tracker.record("a", nanos);
+            tracker.record("b", nanos);
+            tracker.record("c", i % 10 == 0 ? 1000 * MS : nanos);
+        }
+        time.advance(Duration.ofSeconds(1));
+        long reported = ex.currentDelayNanos();
+        assertThat(reported).isGreaterThan(tracker.consensusTargetPercentileNanos(0.96, 125) * 5 / 4);
+
+        Probe p = new Probe(time);
+        ex.executeAsync(p);
+        time.advance(Duration.ofMillis(500));
+
+        assertThat(eventsOf(HedgeSent.class))
+                .singleElement()
+                .extracting(HedgeSent::delayNanos)
+                .isEqualTo(reported);
+        p.succeedAfter(2, 1, "hedge");
+        time.advance(Duration.ofMillis(5));
+        assertNoTimerLeft(ex);
+    }
+
+    @Test
     void should_publish_policy_declined_and_keep_nothing_when_a_call_ends_before_any_latency_was_known() {
         HedgedExecutor ex = executor(config().maxExtraLoad(0.05));
         Probe p = new Probe(time);

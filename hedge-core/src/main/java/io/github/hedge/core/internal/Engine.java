@@ -195,15 +195,19 @@ public final class Engine {
         return savings.snapshot(stats());
     }
 
-    /** The policy's delay before {@code attemptNumber}; a policy that throws means no hedge. */
-    public long delayNanos(int attemptNumber, List<String> tried) {
-        return delayNanos(DelayContext.of(attemptNumber, tried, tracker));
+    /**
+     * The policy's delay before the first hedge of a call starting now, with no target tried yet,
+     * read with the budget's fill and ratio as a call reads them (a budget-aware policy's delay
+     * depends on both); a policy that throws means no hedge.
+     */
+    public long currentDelayNanos() {
+        return delayNanos(new CallStartContext());
     }
 
-    /** Where the policy's delay before a call's first hedge comes from now; a policy that throws: POLICY. */
+    /** Where {@link #currentDelayNanos()} comes from now; a policy that throws: POLICY. */
     public DelaySource delaySource() {
         try {
-            return delayPolicy.source(DelayContext.of(2, List.of(), tracker));
+            return delayPolicy.source(new CallStartContext());
         } catch (Throwable e) { // NOPMD: user code; observability must not break
             logPolicyFailure(e);
             return DelaySource.POLICY;
@@ -332,5 +336,33 @@ public final class Engine {
     long deadlineNanos(CallOptions options) {
         Duration d = options.deadline();
         return d != null ? d.toNanos() : defaultDeadlineNanos;
+    }
+
+    /** What a call starting now shows the policy before its first hedge: no target tried yet. */
+    private final class CallStartContext implements DelayContext {
+        @Override
+        public int attemptNumber() {
+            return 2;
+        }
+
+        @Override
+        public List<String> triedTargets() {
+            return List.of();
+        }
+
+        @Override
+        public LatencyTracker latency() {
+            return tracker;
+        }
+
+        @Override
+        public double budgetFill() {
+            return budget.fill();
+        }
+
+        @Override
+        public double budgetRatio() {
+            return budget.ratio();
+        }
     }
 }
