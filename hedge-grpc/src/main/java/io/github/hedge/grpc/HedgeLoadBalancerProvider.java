@@ -17,7 +17,11 @@ import java.util.Map;
  *       ready (grpc-java itself keeps no such list: every attempt is picked independently);
  *   <li>keeps primaries off a backend whose recent median latency is more than {@code slowRatio}
  *       times the fastest peer's, for {@code windowSeconds} (then it is tried again), like
- *       Finagle's latency-aware balancers and Cassandra 3.x's {@code LatencyAwarePolicy}.
+ *       Finagle's latency-aware balancers and Cassandra 3.x's {@code LatencyAwarePolicy};
+ *   <li>keeps primaries off a backend that stalls a share of its calls, for {@code windowSeconds}:
+ *       one whose share of primaries still unanswered when their call sent its first hedge is at
+ *       least twice its peers' pooled share, by at least 4.5 binomial standard deviations (each
+ *       side with {@code minSamples} primaries in the window).
  * </ul>
  *
  * <p>Registered with grpc's {@link io.grpc.LoadBalancerRegistry} through {@code

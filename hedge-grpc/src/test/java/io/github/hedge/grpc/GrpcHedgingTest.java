@@ -594,6 +594,66 @@ class GrpcHedgingTest {
         assertThat(primaries[2]).as("primaries per backend %s", counts).isBetween(healthy * 4 / 10, healthy * 6 / 10);
     }
 
+    /** Runs {@code n} calls, eight at a time, named {@code prefix-i}. */
+    private static void callsInEights(EchoGrpc.EchoBlockingStub stub, String prefix, int n) throws Exception {
+        EchoGrpc.EchoFutureStub async = EchoGrpc.newFutureStub(stub.getChannel());
+        List<ListenableFuture<EchoReply>> pending = new ArrayList<>();
+        for (int i = 0; i < n; i++) {
+            pending.add(async.get(req(prefix + "-" + i)));
+            if (pending.size() == 8 || i == n - 1) {
+                for (ListenableFuture<EchoReply> f : pending) {
+                    f.get(SERVER_WAIT.toMillis(), TimeUnit.MILLISECONDS);
+                }
+                pending.clear();
+            }
+        }
+    }
+
+    @Test
+    void should_keep_primaries_off_a_backend_that_stalls_a_fifth_of_its_calls() throws Exception {
+        // every backend answers in 0-4 ms (drawn from the text); b0 also stalls one call in five for
+        // 150 ms. Its median is its peers': only the share of its primaries that had to be hedged
+        // tells it apart
+        backends.behave((b, m, r, a) -> Action.reply(
+                b == 0 && Math.floorMod(r.getText().hashCode(), 5) == 0
+                        ? 150
+                        : Math.floorMod(r.getText().hashCode() / 10, 5)));
+        EchoGrpc.EchoBlockingStub stub =
+                EchoGrpc.newBlockingStub(channel(hedging(15).build(), true));
+
+        callsInEights(stub, "warm", 450);
+        backends.executions.clear();
+        callsInEights(stub, "stall", 300);
+
+        long[] primaries = primariesPerBackend();
+        // round robin alone would give it 100 of 300; it may get some while it is re-examined
+        assertThat(primaries[0])
+                .as("primaries per backend %s", java.util.Arrays.toString(primaries))
+                .isLessThan(50);
+    }
+
+    @Test
+    void should_spread_primaries_evenly_when_every_backend_stalls_alike() throws Exception {
+        // the same stalls on every backend: none stands out, so none leaves the rotation
+        backends.behave((b, m, r, a) -> Action.reply(
+                Math.floorMod(r.getText().hashCode() + b, 5) == 0
+                        ? 150
+                        : Math.floorMod(r.getText().hashCode() / 10, 5)));
+        EchoGrpc.EchoBlockingStub stub =
+                EchoGrpc.newBlockingStub(channel(hedging(15).build(), true));
+
+        callsInEights(stub, "warm", 450);
+        backends.executions.clear();
+        callsInEights(stub, "even", 300);
+
+        long[] primaries = primariesPerBackend();
+        for (int b = 0; b < 3; b++) {
+            assertThat(primaries[b])
+                    .as("primaries per backend %s", java.util.Arrays.toString(primaries))
+                    .isBetween(80L, 120L);
+        }
+    }
+
     @Test
     void should_spread_primaries_evenly_over_all_backends_when_all_are_healthy() throws Exception {
         backends.behave((b, m, r, a) -> Action.reply(4));

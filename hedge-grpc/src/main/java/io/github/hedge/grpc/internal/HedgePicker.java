@@ -38,7 +38,10 @@ final class HedgePicker extends SubchannelPicker {
         List<String> tried = args.getCallOptions().getOption(Keys.TRIED_TARGETS);
         Set<String> slow = latency.slow();
         if (tried.isEmpty() && slow.isEmpty()) {
-            return traced(first);
+            return placed(traced(first));
+        }
+        if (tried.size() == 1) {
+            latency.primaryOverdue(tried.get(0)); // a first hedge: its primary did not answer in time
         }
         PickResult untried = null;
         PickResult r = first;
@@ -47,7 +50,7 @@ final class HedgePicker extends SubchannelPicker {
             boolean wasTried = a != null && tried.contains(a);
             if (!wasTried) {
                 if (a == null || !slow.contains(a)) {
-                    return traced(r);
+                    return tried.isEmpty() ? placed(traced(r)) : traced(r);
                 }
                 if (untried == null) {
                     untried = r;
@@ -61,7 +64,17 @@ final class HedgePicker extends SubchannelPicker {
                 break;
             }
         }
-        return traced(untried != null ? untried : first);
+        PickResult chosen = traced(untried != null ? untried : first);
+        return tried.isEmpty() ? placed(chosen) : chosen;
+    }
+
+    /** Counts a primary placed on the result's backend (for the balancer's stall test). */
+    private PickResult placed(PickResult r) {
+        String a = address(r.getSubchannel());
+        if (a != null) {
+            latency.primaryPlaced(a);
+        }
+        return r;
     }
 
     private static String address(Subchannel s) {
