@@ -183,6 +183,7 @@ public class HedgeLoadBalancingPolicy implements LoadBalancingPolicy {
                 new HedgeQueryPlan.Listener() {
                     @Override
                     public void onPrimary(Node node) {
+                        scores.primaryPlaced(node);
                         if (idempotent) {
                             hedge.onPrimary();
                         }
@@ -194,6 +195,7 @@ public class HedgeLoadBalancingPolicy implements LoadBalancingPolicy {
                             // censored: it ran at least this long (once per primary, so a third
                             // execution does not count as a second race the node lost)
                             scores.recordCensored(primary, sincePrimaryNanos);
+                            scores.primaryOverdue(primary);
                         }
                         return hedge.onSpeculativeExecution(attemptNumber);
                     }

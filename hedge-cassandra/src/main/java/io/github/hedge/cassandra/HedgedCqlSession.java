@@ -393,6 +393,11 @@ public final class HedgedCqlSession implements CqlSession {
             return CompletableFuture.failedFuture(new NoNodeAvailableException());
         }
         Node node = candidates.get(n - 1);
+        if (n == 1) {
+            scores.primaryPlaced(node);
+        } else if (n == 2) {
+            scores.primaryOverdue(candidates.get(0)); // the first hedge: the primary is late or failed
+        }
         ctx.reportTarget(Statements.target(node));
         Statement<?> pinned = statement.setNode(node);
         CompletionStage<AsyncResultSet> stage = measured(node, pinned);

@@ -298,6 +298,44 @@ class HedgeSpeculativeExecutionPolicyTest {
         }
     }
 
+    /**
+     * Every node answers after 5 ms; node 0 also stalls one request in five for 150 ms. Speculative
+     * executions at 10 ms; the driver cancels losers, so all the ordering learns of a stall is "at
+     * least 10 ms", which lifts node 0's average by a fifth, under the exclusion threshold.
+     *
+     * @return the requests node 0 received among 150 counted (primaries and speculative executions)
+     */
+    private static long requestsToANodeThatStallsAFifth(boolean ordering) {
+        sim.stallShare(0, 5, 150, 5);
+        sim.slow(1, SimulacronCluster.SELECT, 5);
+        sim.slow(2, SimulacronCluster.SELECT, 5);
+        try (CqlSession session = sim.session(hedge(Duration.ofMillis(10), 2, 1.0)
+                .andThen(b -> b.withBoolean(HedgeDriverOption.LBP_LATENCY_AWARE, ordering))::apply)) {
+            for (int k = 0; k < 300; k++) {
+                session.execute(SimulacronCluster.select(k).setIdempotent(true));
+            }
+            sim.clearLogs();
+            for (int k = 300; k < 450; k++) {
+                session.execute(SimulacronCluster.select(k).setIdempotent(true));
+            }
+            return sim.received(SimulacronCluster.SELECT)[0];
+        } finally {
+            sim.fast();
+        }
+    }
+
+    @Test
+    void should_keep_primaries_off_a_node_that_stalls_a_fifth_of_its_requests_when_ordering_is_on() {
+        // the share of its primaries that needed a speculative execution tells it apart
+        assertThat(requestsToANodeThatStallsAFifth(true)).isLessThan(20);
+    }
+
+    @Test
+    void should_keep_sending_primaries_to_a_node_that_stalls_a_fifth_of_its_requests_when_ordering_is_off() {
+        // a third of 150 primaries, and speculative executions besides
+        assertThat(requestsToANodeThatStallsAFifth(false)).isGreaterThanOrEqualTo(35);
+    }
+
     /** @return the requests the driver has in flight to {@code node} */
     private static int inFlight(CqlSession session, Node node) {
         ChannelPool pool = ((InternalDriverContext) session.getContext())

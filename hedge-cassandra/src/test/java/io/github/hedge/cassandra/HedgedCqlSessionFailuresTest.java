@@ -312,11 +312,11 @@ class HedgedCqlSessionFailuresTest {
     @Test
     void should_end_every_call_in_flight_when_the_session_is_force_closed() throws Exception {
         String query = "SELECT v FROM ks.t WHERE k = ? -- force closing";
-        slowAll(query, 400);
+        slowAll(query, 3000);
         CqlSession own = sim.session();
-        // the hedges are due at 150 ms, after the close
+        // the hedges are due at 600 ms, after the close even on a loaded machine
         HedgedCqlSession session =
-                wrap(own, userConfig(Duration.ofMillis(150), 3).build());
+                wrap(own, userConfig(Duration.ofMillis(600), 3).build());
         List<CompletableFuture<AsyncResultSet>> calls = new ArrayList<>();
         for (int k = 0; k < 10; k++) {
             calls.add(session.executeAsync(statement(query, k)).toCompletableFuture());
@@ -330,8 +330,9 @@ class HedgedCqlSessionFailuresTest {
         for (CompletableFuture<AsyncResultSet> call : calls) {
             assertThat(call).failsWithin(Duration.ofSeconds(10));
         }
-        // a forced close fails the requests in flight, and no hedge went out after it
-        Thread.sleep(300);
+        // a forced close fails the requests in flight, and no hedge went out after it (past the
+        // hedges' due time)
+        Thread.sleep(800);
         assertThat(total(sim.received(query))).isEqualTo(10);
         assertThat(session.executor().stats().failures()).isEqualTo(10);
     }

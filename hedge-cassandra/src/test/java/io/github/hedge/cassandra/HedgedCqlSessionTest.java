@@ -567,6 +567,60 @@ class HedgedCqlSessionTest {
         assertThat(primariesToHealed).isGreaterThanOrEqualTo(5);
     }
 
+    /**
+     * Every node answers after 5 ms; node 0 also stalls one request in five for 150 ms (hedge after
+     * 10 ms, unlimited budget, losers dropped: a stall's latency is never measured, only bounded
+     * at about 10 ms, twice the usual latency, which lifts node 0's average by a fifth): 300 calls
+     * to learn it, then 150 counted.
+     *
+     * @return how many of the 150 counted calls sent their primary to node 0
+     */
+    private static long primariesToANodeThatStallsAFifth(LatencyAwareOptions latencyAware) {
+        HedgedCqlSession session = HedgedCqlSession.builder(driver)
+                .losers(HedgedCqlSession.Losers.DROP)
+                .hedgeConfig(HedgeConfig.builder()
+                        .delay(DelayPolicy.fixed(Duration.ofMillis(10)))
+                        .budget(HedgeBudget.unlimited())
+                        .build())
+                .latencyAware(latencyAware)
+                .build();
+        List<CallCompleted> calls = record(session);
+        sim.stallShare(0, 5, 150, 5);
+        sim.slow(1, SELECT, 5);
+        sim.slow(2, SELECT, 5);
+        try {
+            for (int k = 0; k < 300; k++) {
+                session.execute(select(k));
+            }
+            calls.clear();
+            for (int k = 300; k < 450; k++) {
+                session.execute(select(k));
+            }
+            assertThat(calls).hasSize(150).allMatch(c -> c.outcome() == CallCompleted.CallOutcome.SUCCESS);
+            return calls.stream()
+                    .filter(c -> c.attempts().get(0).target().equals(slowTarget))
+                    .count();
+        } finally {
+            sim.fast();
+            awaitNoPendingAttempts(session);
+        }
+    }
+
+    @Test
+    void should_keep_primaries_off_a_node_that_stalls_a_fifth_of_its_requests_when_latency_aware() {
+        // what the session measures of it is its peers' latency and lower bounds near the delay:
+        // only the share of its primaries that had to be hedged tells it apart (without ordering,
+        // about a third of 150 go there: the test below)
+        assertThat(primariesToANodeThatStallsAFifth(LatencyAwareOptions.ofDefaults()))
+                .isLessThanOrEqualTo(20);
+    }
+
+    @Test
+    void should_keep_sending_primaries_to_a_node_that_stalls_a_fifth_of_its_requests_when_ordering_is_off() {
+        assertThat(primariesToANodeThatStallsAFifth(LatencyAwareOptions.disabled()))
+                .isGreaterThanOrEqualTo(30);
+    }
+
     @Test
     void should_keep_primaries_off_the_slow_node_when_losers_are_dropped_before_they_measure_it() {
         sim.slow(0, INSERT, 100);

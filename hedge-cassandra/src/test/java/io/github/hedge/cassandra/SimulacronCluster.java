@@ -122,6 +122,48 @@ final class SimulacronCluster implements AutoCloseable {
         }
     }
 
+    /**
+     * Primes one node to answer {@link #SELECT} after {@code delayMs} when its key is a multiple of
+     * {@code every}, and after {@code baseMs} otherwise (a node that stalls a share of its requests,
+     * with its peers' median when they answer after {@code baseMs}). Cleared by {@link #heal(int)}.
+     */
+    void stallShare(int i, int every, long delayMs, long baseMs) {
+        node(i).clearPrimes(false);
+        node(i).getStubStore().register(new StallShare(every, delayMs));
+        node(i).prime(when(INSERT).then(noRows()));
+        node(i).prime(when(SELECT).then(noRows()).delay(baseMs, TimeUnit.MILLISECONDS));
+    }
+
+    private static final class StallShare extends StubMapping {
+        private final int every;
+        private final long delayMs;
+
+        StallShare(int every, long delayMs) {
+            this.every = every;
+            this.delayMs = delayMs;
+        }
+
+        @Override
+        public boolean matches(Frame frame) {
+            if (!(frame.message instanceof Query) || !SELECT.equals(((Query) frame.message).query)) {
+                return false;
+            }
+            List<ByteBuffer> values = ((Query) frame.message).options.positionalValues;
+            if (values.size() != 1 || values.get(0) == null) {
+                return false;
+            }
+            Integer k = TypeCodecs.INT.decode(values.get(0).duplicate(), ProtocolVersion.DEFAULT);
+            return k != null && k % every == 0;
+        }
+
+        @Override
+        public List<Action> getActions(AbstractNode node, Frame frame) {
+            ColumnSpec v = new ColumnSpec("ks", "t", "v", 0, RawType.PRIMITIVES.get(ProtocolConstants.DataType.INT));
+            return List.of(new MessageResponseAction(
+                    new DefaultRows(new RowsMetadata(List.of(v), null, null, null), new ArrayDeque<>()), delayMs));
+        }
+    }
+
     /** Primes one node to answer the test queries at once. */
     void heal(int i) {
         node(i).clearPrimes(false);

@@ -1,12 +1,15 @@
 package io.github.hedge.cassandra.internal;
 
 import io.github.hedge.cassandra.LatencyAwareOptions;
+import io.github.hedge.core.spi.StallingTargets;
 import io.github.hedge.core.spi.Ticker;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * Per-node latency scores for latency-aware ordering (the idea of the 3.x driver's {@code
@@ -32,6 +35,13 @@ import java.util.concurrent.ConcurrentHashMap;
  * until it answers again, among the slow nodes ranked by how long it has been silent (a lower bound
  * of its latency now).
  *
+ * <p><b>Stalls of a share of requests.</b> A node that stalls 10% of its requests for 40-250 ms keeps
+ * its peers' average. The caller reports each request's first execution and, when a request sends
+ * its first hedge, the first execution's node ({@link #primaryPlaced}, {@link #primaryOverdue}); a
+ * node whose share of overdue first executions stands out from its peers' ({@link
+ * StallingTargets}, over the retry period, with {@code minMeasurements} on each side) goes to the
+ * back of the plan too, until its overdue ones leave that window.
+ *
  * <p>Thread-safe: each score is updated under its own lock; reads are racy but consistent per node.
  *
  * @param <K> the node key
@@ -43,6 +53,12 @@ public final class LatencyScores<K> {
     private final int minMeasurements;
     private final Ticker ticker;
     private final Map<K, Score> scores = new ConcurrentHashMap<>();
+    private final StallingTargets<K> stalls;
+    private final AtomicLong nextStallCheck;
+    private volatile Set<K> stalling = Set.of();
+
+    /** How often the stalling nodes are judged again. */
+    private static final long STALL_CHECK_NANOS = 100_000_000L;
 
     /**
      * Scores with the threshold, scale, retry period and minimum measurements of {@code options}
@@ -75,6 +91,38 @@ public final class LatencyScores<K> {
         this.retryPeriodNanos = retryPeriodNanos;
         this.minMeasurements = minMeasurements;
         this.ticker = ticker;
+        this.stalls = new StallingTargets<>(
+                java.time.Duration.ofNanos(Math.max(retryPeriodNanos, 10_000_000L)), minMeasurements, ticker);
+        this.nextStallCheck = new AtomicLong(ticker.nanoTime());
+    }
+
+    /**
+     * A request's first execution was placed on this node (for the stall test, {@link
+     * StallingTargets}).
+     *
+     * @param key the node
+     */
+    public void primaryPlaced(K key) {
+        stalls.primaryPlaced(key);
+    }
+
+    /**
+     * A request is sending its first hedge: its first execution, on this node, has not answered in
+     * time or failed (for the stall test, {@link StallingTargets}).
+     *
+     * @param key the primary's node
+     */
+    public void primaryOverdue(K key) {
+        stalls.primaryOverdue(key);
+    }
+
+    /** @return the nodes that stall a share of their requests now, judged at most every 100 ms */
+    private Set<K> stalling(long now) {
+        long next = nextStallCheck.get();
+        if (now - next >= 0 && nextStallCheck.compareAndSet(next, now + STALL_CHECK_NANOS)) {
+            stalling = stalls.stalling();
+        }
+        return stalling;
     }
 
     /**
@@ -109,6 +157,7 @@ public final class LatencyScores<K> {
     /** Forgets a node (it was removed from the cluster). */
     public void forget(K key) {
         scores.remove(key);
+        stalls.forget(key);
     }
 
     /**
@@ -174,6 +223,9 @@ public final class LatencyScores<K> {
     }
 
     private boolean isExcluded(K key, long now, double best) {
+        if (stalling(now).contains(key)) {
+            return true;
+        }
         Score s = scores.get(key);
         if (s == null || Double.isNaN(best)) {
             return false;

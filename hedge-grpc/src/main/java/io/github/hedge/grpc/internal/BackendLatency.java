@@ -1,9 +1,9 @@
 package io.github.hedge.grpc.internal;
 
 import io.github.hedge.core.LatencyTracker;
+import io.github.hedge.core.spi.StallingTargets;
 import io.github.hedge.core.spi.Ticker;
 import java.util.HashMap;
-import java.util.HashSet;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -19,7 +19,7 @@ import java.util.concurrent.atomic.AtomicLong;
  *       backend slow on every call);
  *   <li><b>stalls</b>: the share of its primaries that were still unanswered when their call sent
  *       its first hedge (the hedge's placement names the primary's backend) is at least twice its
- *       peers' pooled share, by at least {@link #STALL_Z} binomial standard deviations: a backend
+ *       peers' pooled share, by at least 4.5 ({@link StallingTargets}) binomial standard deviations: a backend
  *       that stalls a share of its calls, whose median is its peers'. With a p96 delay, one backend
  *       stalling 10% of its calls among two healthy peers is found after about 100 of its primaries.
  * </ul>
@@ -31,10 +31,6 @@ import java.util.concurrent.atomic.AtomicLong;
  */
 public final class BackendLatency {
     private static final long REFRESH_NANOS = 100_000_000L;
-    /** Binomial standard deviations by which a backend's share of long attempts must exceed its peers'. */
-    static final double STALL_Z = 4.5;
-    /** Slices of the window the long-attempt counts are kept in. */
-    private static final int SLICES = 10;
 
     private final Ticker ticker;
     private volatile BalancerConfig config;
@@ -44,7 +40,7 @@ public final class BackendLatency {
     private final AtomicLong nextRefresh = new AtomicLong();
     private volatile Set<String> slow = Set.of();
 
-    private final Map<String, PrimaryCounts> primaryCounts = new ConcurrentHashMap<>();
+    private volatile StallingTargets<String> stalls;
 
     BackendLatency(BalancerConfig config) {
         this(config, Ticker.system());
@@ -62,6 +58,9 @@ public final class BackendLatency {
         }
         BalancerConfig old = config;
         config = c;
+        if (old == null || !old.window.equals(c.window) || old.minSamples != c.minSamples) {
+            stalls = new StallingTargets<>(c.window, c.minSamples, ticker);
+        }
         if (old == null || !old.window.equals(c.window)) {
             tracker = LatencyTracker.builder()
                     .window(c.window)
@@ -83,16 +82,12 @@ public final class BackendLatency {
     /** A call's primary was placed on {@code address}. */
     void primaryPlaced(String address) {
         known.add(address);
-        primaryCounts.computeIfAbsent(address, a -> new PrimaryCounts()).add(slice(ticker.nanoTime()), false);
+        stalls.primaryPlaced(address);
     }
 
     /** A call's first hedge is being placed: its primary, on {@code address}, did not answer in time. */
     void primaryOverdue(String address) {
-        primaryCounts.computeIfAbsent(address, a -> new PrimaryCounts()).add(slice(ticker.nanoTime()), true);
-    }
-
-    private long slice(long now) {
-        return Math.floorDiv(now, Math.max(1, config.window.toNanos() / SLICES));
+        stalls.primaryOverdue(address);
     }
 
     /** @return the backends to keep out of the primary rotation now (a snapshot) */
@@ -129,83 +124,11 @@ public final class BackendLatency {
             });
         }
         if (known.size() >= 2) {
-            for (String a : stalling(slice(now), c.minSamples)) {
+            for (String a : stalls.stalling()) {
                 slowUntil.put(a, now + c.window.toNanos());
             }
         }
         slowUntil.entrySet().removeIf(e -> e.getValue() - now <= 0);
         slow = slowUntil.isEmpty() ? Set.of() : Set.copyOf(slowUntil.keySet());
-    }
-
-    /**
-     * The backends whose share of overdue primaries in the window is at least twice their peers'
-     * pooled share, by at least {@link #STALL_Z} binomial standard deviations.
-     */
-    private Set<String> stalling(long slice, int minSamples) {
-        Map<String, long[]> sums = new HashMap<>();
-        long allOverdue = 0;
-        long allCount = 0;
-        for (Map.Entry<String, PrimaryCounts> e : primaryCounts.entrySet()) {
-            long[] s = e.getValue().sums(slice);
-            if (s[0] == 0) {
-                continue;
-            }
-            sums.put(e.getKey(), s);
-            allCount += s[0];
-            allOverdue += s[1];
-        }
-        primaryCounts.entrySet().removeIf(e -> !known.contains(e.getKey()));
-        Set<String> found = new HashSet<>();
-        for (Map.Entry<String, long[]> e : sums.entrySet()) {
-            long n = e.getValue()[0];
-            long k = e.getValue()[1];
-            long peersN = allCount - n;
-            if (n < minSamples || peersN < minSamples) {
-                continue;
-            }
-            // the peers' share, with half an overdue primary added so that healthy peers with none
-            // yet do not make every overdue primary significant
-            double r = (allOverdue - k + 0.5) / (peersN + 1.0);
-            double expected = n * r;
-            double z = (k - expected) / Math.sqrt(expected * (1 - r));
-            if (k >= 2 * expected && z >= STALL_Z) {
-                found.add(e.getKey());
-            }
-        }
-        return found;
-    }
-
-    /** Per-backend counts of primaries and overdue primaries, in slices of the window. Thread-safe. */
-    private static final class PrimaryCounts {
-        private final long[] slices = new long[SLICES];
-        private final long[] counts = new long[SLICES];
-        private final long[] overdues = new long[SLICES];
-
-        synchronized void add(long slice, boolean overdue) {
-            int i = (int) Math.floorMod(slice, (long) SLICES);
-            if (slices[i] != slice) {
-                slices[i] = slice;
-                counts[i] = 0;
-                overdues[i] = 0;
-            }
-            if (overdue) {
-                overdues[i]++;
-            } else {
-                counts[i]++;
-            }
-        }
-
-        /** @return {primaries, overdue primaries} in the slices of the window ending with {@code slice} */
-        synchronized long[] sums(long slice) {
-            long n = 0;
-            long k = 0;
-            for (int i = 0; i < SLICES; i++) {
-                if (slice - slices[i] < SLICES && slice - slices[i] >= 0) {
-                    n += counts[i];
-                    k += overdues[i];
-                }
-            }
-            return new long[] {n, k};
-        }
     }
 }
