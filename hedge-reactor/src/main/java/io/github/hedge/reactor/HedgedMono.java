@@ -4,8 +4,10 @@ import io.github.hedge.core.AttemptContext;
 import io.github.hedge.core.CallOptions;
 import io.github.hedge.core.HedgedExecutor;
 import io.github.hedge.reactor.internal.AttemptSubscriber;
+import io.github.hedge.reactor.internal.LoserValues;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
 import java.util.function.Function;
 import reactor.core.publisher.Mono;
 import reactor.util.context.Context;
@@ -30,6 +32,9 @@ import reactor.util.context.ContextView;
  *       the attempt itself under {@link #currentAttempt(ContextView)}.
  *   <li>A non-idempotent call (by its {@link CallOptions} or the executor's default) subscribes
  *       exactly once.
+ *   <li>A value that does not reach the subscriber (a loser's late success, or any value once the
+ *       subscriber cancelled) goes to Reactor's discard hook ({@code doOnDiscard}), as Reactor's own
+ *       operators do, so pooled buffers can be released.
  * </ul>
  *
  * <p>The primary subscribes on the thread that subscribes to the returned {@code Mono}; hedges
@@ -72,13 +77,19 @@ public final class HedgedMono {
         Objects.requireNonNull(executor, "executor must not be null");
         Objects.requireNonNull(options, "options must not be null");
         Objects.requireNonNull(attempt, "attempt must not be null");
-        return Mono.deferContextual(view -> Mono.fromFuture(
-                executor.<T>executeAsync(options, ctx -> {
-                    Mono<? extends T> source = Objects.requireNonNull(
-                            attempt.apply(ctx), "the attempt function returned null instead of a Mono");
-                    return AttemptSubscriber.start(source, Context.of(view).put(ATTEMPT_KEY, ctx), ctx);
-                }),
-                false));
+        return Mono.deferContextual(view -> {
+            Context context = Context.of(view);
+            LoserValues<T> losers = new LoserValues<>(context);
+            CompletableFuture<T> call = executor.executeAsync(options, ctx -> {
+                Mono<? extends T> source = Objects.requireNonNull(
+                        attempt.apply(ctx), "the attempt function returned null instead of a Mono");
+                CompletableFuture<T> outcome = AttemptSubscriber.start(source, context.put(ATTEMPT_KEY, ctx), ctx);
+                outcome.thenAccept(losers::produced);
+                return outcome;
+            });
+            call.whenComplete((value, error) -> losers.settled(error == null ? value : null));
+            return Mono.fromFuture(call, false);
+        });
     }
 
     /**

@@ -19,8 +19,10 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.reactivestreams.Subscriber;
 import reactor.core.Disposable;
 import reactor.core.publisher.Mono;
+import reactor.core.publisher.Operators;
 import reactor.core.publisher.Sinks;
 
 /**
@@ -184,6 +186,67 @@ class HedgedMonoTest {
         assertThat(subscribed).hasValue(1);
         assertThat(cancelled).hasValue(1);
         assertNothingLeft();
+    }
+
+    /** Subscribers of a source that ignores cancellation, as a racing one may: it emits after losing. */
+    private final List<Subscriber<? super String>> stubborn = new ArrayList<>();
+
+    private Mono<String> stubbornSource() {
+        return Mono.fromDirect(subscriber -> {
+            stubborn.add(subscriber);
+            subscriber.onSubscribe(Operators.emptySubscription());
+        });
+    }
+
+    @Test
+    void should_hand_a_losers_late_value_to_the_discard_hook_when_a_hedge_already_won() {
+        List<String> discarded = new ArrayList<>();
+        AtomicReference<String> result = new AtomicReference<>();
+        stubbornSource()
+                .transformDeferred(HedgeOperator.of(executor))
+                .doOnDiscard(String.class, discarded::add)
+                .subscribe(result::set);
+        time.advance(DELAY);
+
+        stubborn.get(1).onNext("hedge");
+        stubborn.get(0).onNext("late primary");
+
+        assertThat(result).hasValue("hedge");
+        assertThat(discarded).containsExactly("late primary");
+    }
+
+    @Test
+    void should_hand_a_sampled_losers_value_to_the_discard_hook_when_it_finishes_after_the_hedge_won() {
+        executor = HedgedExecutor.of(
+                "sampling",
+                HedgeConfig.from(executor.config()).loserSampling(1.0).build()); // beaten primaries run on
+        List<String> discarded = new ArrayList<>();
+        AtomicReference<String> result = new AtomicReference<>();
+        source().transformDeferred(HedgeOperator.of(executor))
+                .doOnDiscard(String.class, discarded::add)
+                .subscribe(result::set);
+        time.advance(DELAY);
+
+        attempts.get(1).tryEmitValue("hedge");
+        assertThat(cancelled).as("the beaten primary is left running").hasValue(0);
+        attempts.get(0).tryEmitValue("late primary");
+
+        assertThat(result).hasValue("hedge");
+        assertThat(discarded).containsExactly("late primary");
+    }
+
+    @Test
+    void should_hand_an_attempts_value_to_the_discard_hook_when_the_subscriber_cancelled_first() {
+        List<String> discarded = new ArrayList<>();
+        Disposable call = stubbornSource()
+                .transformDeferred(HedgeOperator.of(executor))
+                .doOnDiscard(String.class, discarded::add)
+                .subscribe();
+
+        call.dispose();
+        stubborn.get(0).onNext("too late");
+
+        assertThat(discarded).containsExactly("too late");
     }
 
     @Test

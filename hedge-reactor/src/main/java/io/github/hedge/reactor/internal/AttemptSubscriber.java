@@ -11,8 +11,8 @@ import reactor.util.context.Context;
 /**
  * Subscribes to one attempt's {@code Mono} and completes a future with its outcome: its value, an
  * empty completion as {@code null}, or its error. Cancelling the attempt (it lost, the caller
- * cancelled, the deadline passed) cancels the subscription, so the work behind it stops. Not part of
- * the public API.
+ * cancelled, the deadline passed) cancels the subscription, so the work behind it stops; a value
+ * that still arrives goes to Reactor's discard hook. Not part of the public API.
  *
  * <p>Thread-safe: the subscription may arrive, and the attempt be cancelled, on any thread, in any
  * order.
@@ -66,7 +66,10 @@ public final class AttemptSubscriber<T> implements CoreSubscriber<T> {
 
     @Override
     public void onNext(T value) {
-        result.complete(value);
+        if (!result.complete(value)) {
+            // the attempt was cancelled (it lost, or the call ended) before its value came
+            Operators.onDiscard(value, context);
+        }
     }
 
     @Override
