@@ -13,9 +13,10 @@ import reactor.core.publisher.Mono;
  * wins, losers' subscriptions cancelled, the subscriber's context in every attempt).
  *
  * <p>The source must be one that does the work again on each subscription (a Reactor Netty or
- * {@code WebClient} request, a {@code Mono.fromCallable}, the Cassandra driver's reactive
- * result); a {@code Mono.just(value)} computed before, or a {@code cache()}d {@code Mono}, gives
- * every attempt the same answer and hedging it achieves nothing.
+ * {@code WebClient} request, a {@code Mono.fromCallable}, a {@code Mono.defer} around a call); a
+ * {@code Mono.just(value)} computed before, or a {@code cache()}d {@code Mono}, gives every attempt
+ * the same answer and hedging it achieves nothing. A publisher that allows one subscription (the
+ * Cassandra driver's {@code ReactiveResultSet}) must be created inside {@code Mono.defer}.
  *
  * <p>Only a {@code Mono} can be hedged: the operator's type does not fit a {@code Flux}. A {@code
  * Flux} has no single answer whose arrival ends a call, and replaying a stream from another
