@@ -3,11 +3,17 @@ package io.github.hedge.spring.aop;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import io.github.hedge.core.HedgeStats;
 import io.github.hedge.core.HedgedExecutor;
 import io.github.hedge.core.event.CallCompleted;
 import io.github.hedge.spring.annotation.Hedged;
+import io.github.hedge.spring.boot.actuate.HedgesEndpoint;
 import io.github.hedge.spring.boot.autoconfigure.HedgeAutoConfiguration;
+import io.github.hedge.spring.boot.autoconfigure.HedgeEndpointAutoConfiguration;
 import io.github.hedge.spring.boot.autoconfigure.HedgeInstances;
+import io.github.hedge.spring.boot.autoconfigure.HedgeMetricsAutoConfiguration;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -175,6 +181,29 @@ class HedgedMonoMethodTest {
             assertThat(answer).isEqualTo("answer 2");
             assertThat(probe.tenants).containsExactly("tenant-7", "tenant-7");
         });
+    }
+
+    @Test
+    void should_count_a_mono_methods_calls_in_the_actuator_endpoint_and_the_metrics_when_a_hedge_wins() {
+        runner.withConfiguration(AutoConfigurations.of(
+                        HedgeEndpointAutoConfiguration.class, HedgeMetricsAutoConfiguration.class))
+                .withBean(MeterRegistry.class, SimpleMeterRegistry::new)
+                .withPropertyValues("management.endpoints.web.exposure.include=hedges")
+                .run(ctx -> {
+                    assertThat(ctx.getBean(MonoBackend.class).read().block(WAIT))
+                            .isEqualTo("answer 2");
+
+                    HedgeStats counters =
+                            ctx.getBean(HedgesEndpoint.class).instance("reads").counters();
+                    assertThat(counters.calls()).isEqualTo(1);
+                    assertThat(counters.hedgesWon()).isEqualTo(1);
+                    MeterRegistry registry = ctx.getBean(MeterRegistry.class);
+                    await().untilAsserted(() -> assertThat(registry.get("hedge.hedges.won")
+                                    .tag("name", "reads")
+                                    .counter()
+                                    .count())
+                            .isEqualTo(1.0));
+                });
     }
 
     @Test
