@@ -1,5 +1,6 @@
 package io.github.hedge.cassandra;
 
+import com.datastax.dse.driver.api.core.cql.reactive.ReactiveResultSet;
 import com.datastax.oss.driver.api.core.CqlIdentifier;
 import com.datastax.oss.driver.api.core.CqlSession;
 import com.datastax.oss.driver.api.core.DriverTimeoutException;
@@ -19,6 +20,7 @@ import com.datastax.oss.driver.api.core.type.reflect.GenericType;
 import io.github.hedge.cassandra.internal.BlockingResultSet;
 import io.github.hedge.cassandra.internal.DriverErrors;
 import io.github.hedge.cassandra.internal.FailoverPages;
+import io.github.hedge.cassandra.internal.HedgedReactiveResultSet;
 import io.github.hedge.cassandra.internal.LatencyScores;
 import io.github.hedge.cassandra.internal.RateLimitedLog;
 import io.github.hedge.cassandra.internal.Statements;
@@ -106,8 +108,10 @@ import org.slf4j.LoggerFactory;
  * <p>Later pages of a result (iterating a synchronous result set, or {@code fetchNextPage}) are
  * fetched through the driver from the replica that answered the first page, not hedged (when that
  * replica cannot take the request, through the driver's query plan, as without hedge); a
- * statement the caller executes with a paging state of its own is hedged like any other. Prepare,
- * reactive and other request types pass through unhedged.
+ * statement the caller executes with a paging state of its own is hedged like any other. {@code
+ * executeReactive} is hedged like {@code executeAsync}: the call starts when its rows are
+ * subscribed, and cancelling that subscription cancels the call (no hedge starts afterwards).
+ * Prepare and other request types pass through unhedged.
  *
  * <p>Outcomes: {@link #executor()} gives the core's events ({@code CallCompleted} with the
  * replica of each attempt), stats, and what {@code HedgeMetrics} and {@code SlowCallLog} bind to;
@@ -285,6 +289,9 @@ public final class HedgedCqlSession implements CqlSession {
 
     // ------------------------------------------------------------------ the hedged path
 
+    /** The result type of {@code executeReactive}, as the driver's reactive processor declares it. */
+    private static final GenericType<ReactiveResultSet> REACTIVE = GenericType.of(ReactiveResultSet.class);
+
     @Override
     @SuppressWarnings("unchecked")
     public <RequestT extends Request, ResultT> ResultT execute(RequestT request, GenericType<ResultT> resultType) {
@@ -294,6 +301,10 @@ public final class HedgedCqlSession implements CqlSession {
             }
             if (Statement.SYNC.equals(resultType)) {
                 return (ResultT) new BlockingResultSet(BlockingResultSet.await(executeHedged((Statement<?>) request)));
+            }
+            if (REACTIVE.equals(resultType)) {
+                Statement<?> statement = (Statement<?>) request;
+                return (ResultT) new HedgedReactiveResultSet(() -> executeHedged(statement));
             }
         }
         return delegate.execute(request, resultType);

@@ -15,6 +15,12 @@ import java.lang.annotation.Target;
  *       async form: each attempt invokes the method again (on the thread that starts the attempt: the
  *       caller's for the primary, the hedge timer's for hedges), and a losing attempt's future is
  *       cancelled.
+ *   <li>A method returning reactor's {@code Mono}, and a Kotlin {@code suspend} function (which
+ *       Spring's AOP runs as a {@code Mono}), runs through hedge-reactor (it must be on the class
+ *       path): each subscription to the returned {@code Mono} is one call, each attempt invokes the
+ *       method again when it starts (the primary on the subscribing thread, hedges on the hedge
+ *       timer's) and subscribes to its {@code Mono}; a losing attempt's subscription is cancelled,
+ *       and the subscriber's Reactor {@code Context} reaches every attempt.
  *   <li>Any other method runs its attempts on the instance's attempt executor (the bean named {@code
  *       hedgeAttemptExecutor}, else a virtual thread per attempt on JDK 21+, else a shared cached
  *       pool) while the caller waits; a losing attempt's thread is interrupted. Thread-bound context
@@ -25,10 +31,11 @@ import java.lang.annotation.Target;
  *       invokes the method exactly once.
  * </ul>
  *
- * Other results that complete later ({@code Future}, a Reactive Streams {@code Publisher} such as
- * {@code Mono}) fail the bean's creation with {@link
+ * Other results that complete later ({@code Future}, a {@code Flux} or any other Reactive Streams
+ * {@code Publisher}, a JDK {@code Flow.Publisher}, a Kotlin {@code Flow}) and a {@code Mono} or
+ * {@code suspend} function without hedge-reactor fail the bean's creation with {@link
  * io.github.hedge.spring.aop.UnhedgeableMethodException}: the method returns at once, so hedging
- * would have nothing to do.
+ * would have nothing to do, or its result is a stream with no single answer.
  *
  * <p>The annotation is found as Spring finds {@code @Transactional}, under class-based and
  * interface-based proxies alike: on the bean's method or a method it overrides or implements (an

@@ -26,8 +26,11 @@ import org.springframework.util.ReflectionUtils;
 
 /**
  * Runs a call of a {@link Hedged} method through the named instance's {@link HedgedExecutor}: a
- * {@code CompletionStage}/{@code CompletableFuture} method through the async form, any other
- * through the blocking form (see {@link Hedged}). Applied by {@link HedgedAdvisor}.
+ * {@code CompletionStage}/{@code CompletableFuture} method through the async form, a method
+ * returning reactor's {@code Mono} and a Kotlin {@code suspend} function through hedge-reactor's
+ * {@code HedgedMono} (each subscription one call, each attempt invoking the method anew when it
+ * starts), any other through the blocking form (see {@link Hedged}). Applied by {@link
+ * HedgedAdvisor}.
  *
  * <p>Each attempt proceeds on its own clone of the method invocation, so the advice ordered inside
  * this one (see {@link HedgedAdvisor}) runs once per attempt. Attempts run on other threads than
@@ -89,6 +92,9 @@ public class HedgedInterceptor implements MethodInterceptor {
                     ? CompletableFuture.completedFuture(value)
                     : value;
         }
+        if (plan.reactive) {
+            return ReactiveCalls.mono(executor, plan.options, attempt);
+        }
         if (plan.async) {
             return executor.executeAsync(plan.options, ctx -> stage(attempt.proceed()));
         }
@@ -97,7 +103,7 @@ public class HedgedInterceptor implements MethodInterceptor {
 
     /** Runs the rest of the advice chain and the method once; called once per attempt, on any thread. */
     @FunctionalInterface
-    private interface Attempt {
+    interface Attempt {
         Object proceed() throws Exception;
     }
 
@@ -178,7 +184,7 @@ public class HedgedInterceptor implements MethodInterceptor {
             default:
                 break;
         }
-        return new Plan(hedged.value(), async, springAsync, options.build());
+        return new Plan(hedged.value(), async, HedgedMethods.isReactive(method), springAsync, options.build());
     }
 
     private static Field userAttributesField() {
@@ -193,5 +199,5 @@ public class HedgedInterceptor implements MethodInterceptor {
         }
     }
 
-    private record Plan(String instance, boolean async, boolean springAsync, CallOptions options) {}
+    private record Plan(String instance, boolean async, boolean reactive, boolean springAsync, CallOptions options) {}
 }

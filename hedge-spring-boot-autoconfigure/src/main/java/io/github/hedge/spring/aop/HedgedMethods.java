@@ -10,6 +10,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Future;
 import org.springframework.aop.support.AopUtils;
+import org.springframework.core.KotlinDetector;
 import org.springframework.core.annotation.AnnotatedElementUtils;
 import org.springframework.core.annotation.AnnotationUtils;
 import org.springframework.util.ClassUtils;
@@ -26,6 +27,18 @@ import org.springframework.util.ReflectionUtils;
 final class HedgedMethods {
     /** Spring's {@code @Async} (spring-context), or null if absent. */
     private static final Class<? extends Annotation> ASYNC = asyncAnnotation();
+
+    private static final String MONO = "reactor.core.publisher.Mono";
+    private static final String FLUX = "reactor.core.publisher.Flux";
+    private static final String KOTLIN_FLOW = "kotlinx.coroutines.flow.Flow";
+
+    /** Whether hedge-reactor (and so reactor-core) is on the class path. */
+    private static final boolean HEDGE_REACTOR =
+            ClassUtils.isPresent("io.github.hedge.reactor.HedgedMono", HedgedMethods.class.getClassLoader());
+
+    /** Whether Spring's coroutine bridge can run a suspend function as a Mono (as Spring AOP checks it). */
+    private static final boolean COROUTINES_REACTOR =
+            ClassUtils.isPresent("kotlinx.coroutines.reactor.MonoKt", HedgedMethods.class.getClassLoader());
 
     private HedgedMethods() {}
 
@@ -114,6 +127,26 @@ final class HedgedMethods {
             }
             return null;
         }
+        if (KotlinDetector.isSuspendingFunction(method)) {
+            if (!HEDGE_REACTOR || !COROUTINES_REACTOR) {
+                return "it is a suspend function, which hedge runs as a reactor Mono; add"
+                        + " io.github.hedge:hedge-reactor and org.jetbrains.kotlinx:kotlinx-coroutines-reactor"
+                        + " to the class path";
+            }
+            return null;
+        }
+        if (rt.getName().equals(MONO)) {
+            return HEDGE_REACTOR
+                    ? null
+                    : "its result, a " + MONO + ", needs hedge-reactor to be hedged; add"
+                            + " io.github.hedge:hedge-reactor to the class path";
+        }
+        if (isNamed(rt, FLUX) || isNamed(rt, KOTLIN_FLOW) || isPublisher(rt)) {
+            return "its result, a " + rt.getName() + ", is a stream that completes after the method returns,"
+                    + " and hedge hedges calls that have one answer, so nothing would be hedged; return a"
+                    + " reactor Mono (with hedge-reactor; Flux.next() or collectList() make one), a"
+                    + " CompletionStage or a value";
+        }
         if (!isAsync(rt) && returnsLater(rt)) {
             return "its result, a " + rt.getName() + ", completes after the method returns, so every attempt"
                     + " would end at once and nothing would be hedged; return a CompletionStage, a"
@@ -138,6 +171,31 @@ final class HedgedMethods {
                 || AnnotatedElementUtils.hasAnnotation(specific.getDeclaringClass(), ASYNC)
                 || AnnotatedElementUtils.hasAnnotation(method, ASYNC)
                 || AnnotatedElementUtils.hasAnnotation(method.getDeclaringClass(), ASYNC);
+    }
+
+    /**
+     * Whether calls of the method run through hedge-reactor: it returns reactor's {@code Mono}, or it
+     * is a Kotlin {@code suspend} function (Spring's AOP bridge hands the interceptor a {@code Mono}
+     * of its result and awaits what the interceptor returns).
+     */
+    static boolean isReactive(Method method) {
+        return method.getReturnType().getName().equals(MONO) || KotlinDetector.isSuspendingFunction(method);
+    }
+
+    /** Whether {@code type} is, extends or implements the class or interface named {@code name}. */
+    private static boolean isNamed(Class<?> type, String name) {
+        if (type == null) {
+            return false;
+        }
+        if (type.getName().equals(name)) {
+            return true;
+        }
+        for (Class<?> i : type.getInterfaces()) {
+            if (isNamed(i, name)) {
+                return true;
+            }
+        }
+        return isNamed(type.getSuperclass(), name);
     }
 
     /** Whether calls of a method with this result run through the async form. */
