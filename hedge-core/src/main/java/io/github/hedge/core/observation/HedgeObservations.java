@@ -86,6 +86,11 @@ public final class HedgeObservations implements CallDecorator {
         return new Builder(registry);
     }
 
+    /** @return whether attempts carry the target address ({@link Builder#includeTargets(boolean)}) */
+    public boolean includesTargets() {
+        return includeTargets;
+    }
+
     /** @return the registry observations go to */
     public ObservationRegistry registry() {
         return registry;
