@@ -31,9 +31,10 @@ import org.junit.jupiter.api.Test;
 class GrafanaDashboardTest {
     private static final Path DASHBOARD = Path.of("..", "docs", "grafana", "hedge-dashboard.json");
     /** A JSON string field holding a query: "expr" of a panel target, "query"/"definition" of a variable. */
-    private static final Pattern QUERY =
-            Pattern.compile("\"(?:expr|definition)\"\\s*:\\s*\"((?:[^\"\\\\]|\\\\.)*)\"");
-    private static final Pattern METRIC = Pattern.compile("\\bhedge_[a-z0-9_]+\\b");
+    private static final Pattern QUERY = Pattern.compile("\"(?:expr|definition)\"\\s*:\\s*\"((?:[^\"\\\\]|\\\\.)*)\"");
+    /** A metric and its own selector, if any: {@code hedge_calls_total{name=~"$instance"}}. */
+    private static final Pattern METRIC = Pattern.compile("\\b(hedge_[a-z0-9_]+)\\b(\\{[^}]*\\})?");
+
     private static final Pattern BY = Pattern.compile("\\bby \\(([^)]*)\\)");
     private static final Pattern MATCHER = Pattern.compile("([a-z_]+)\\s*=~?\\s*\"");
     private static final Pattern LABEL_VALUES = Pattern.compile("label_values\\([a-z_]+,\\s*([a-z_]+)\\)");
@@ -93,26 +94,31 @@ class GrafanaDashboardTest {
         assertThat(queries).as("queries in the dashboard").hasSizeGreaterThan(10);
         Set<String> checked = new LinkedHashSet<>();
         for (String query : queries) {
-            Set<String> labels = new LinkedHashSet<>();
+            // labels the query groups by apply to every metric in it
+            Set<String> grouped = new LinkedHashSet<>();
             Matcher by = BY.matcher(query);
             while (by.find()) {
                 for (String l : by.group(1).split(",")) {
-                    labels.add(l.trim());
+                    grouped.add(l.trim());
                 }
-            }
-            Matcher m = MATCHER.matcher(query);
-            while (m.find()) {
-                labels.add(m.group(1));
             }
             Matcher lv = LABEL_VALUES.matcher(query);
             while (lv.find()) {
-                labels.add(lv.group(1));
+                grouped.add(lv.group(1));
             }
             Matcher metric = METRIC.matcher(query);
             assertThat(metric.find()).as("a hedge metric in %s", query).isTrue();
             metric.reset();
             while (metric.find()) {
-                String name = metric.group();
+                String name = metric.group(1);
+                // labels a metric's own selector matches on
+                Set<String> labels = new LinkedHashSet<>(grouped);
+                if (metric.group(2) != null) {
+                    Matcher m = MATCHER.matcher(metric.group(2));
+                    while (m.find()) {
+                        labels.add(m.group(1));
+                    }
+                }
                 List<String> samples = lines.stream()
                         .filter(l -> l.startsWith(name + "{") || l.startsWith(name + " "))
                         .toList();
