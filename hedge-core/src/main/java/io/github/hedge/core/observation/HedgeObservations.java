@@ -103,11 +103,13 @@ public final class HedgeObservations implements CallDecorator {
         }
         HedgeCallObservationContext context = new HedgeCallObservationContext(executor.name(), options.operation());
         Observation call = Observation.createNotStarted(
-                callConvention, DefaultHedgeCallObservationConvention.INSTANCE, () -> context, registry);
+                        callConvention, DefaultHedgeCallObservationConvention.INSTANCE, () -> context, registry)
+                .parentObservation(registry.getCurrentObservation());
         if (call.isNoop()) {
             return attempt; // an ObservationPredicate turned it down
         }
-        call.start();
+        // started with the primary, on this thread: a call whose primary never starts (its
+        // constructor threw) leaves nothing open
         Tracker tracker = tracker(executor.events());
         CallState state =
                 new CallState(tracker, call, context, executor.config().maxAttempts());
@@ -205,6 +207,7 @@ public final class HedgeObservations implements CallDecorator {
         <T> CompletionStage<T> startAttempt(AttemptContext ctx, AttemptFunction<T> fn) throws Exception {
             int n = ctx.attemptNumber();
             if (n == 1) {
+                call.start();
                 tracker.calls.put(ctx.callId(), this); // before the primary starts: it may end inside
             }
             HedgeSent.Reason reason;
