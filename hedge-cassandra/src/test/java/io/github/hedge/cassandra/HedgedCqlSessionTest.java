@@ -30,6 +30,10 @@ import io.github.hedge.core.HedgedExecutorRegistry;
 import io.github.hedge.core.LatencyTracker;
 import io.github.hedge.core.event.CallCompleted;
 import io.github.hedge.core.event.HedgeSent;
+import io.github.hedge.core.observation.HedgeObservations;
+import io.micrometer.observation.Observation;
+import io.micrometer.observation.ObservationHandler;
+import io.micrometer.observation.ObservationRegistry;
 import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -38,8 +42,11 @@ import java.util.Collections;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Queue;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
@@ -360,6 +367,84 @@ class HedgedCqlSessionTest {
         });
         assertThat(session.executor().stats().budgetDenied()).isZero();
         awaitNoPendingAttempts(session);
+    }
+
+    @Test
+    void should_record_a_call_observation_with_attempt_children_and_the_winner_when_hedges_beat_the_slow_node() {
+        sim.slow(0, INSERT, 200);
+        ObservationRegistry registry = ObservationRegistry.create();
+        Queue<Observation.Context> started = new ConcurrentLinkedQueue<>();
+        Set<Observation.Context> stopped = ConcurrentHashMap.newKeySet();
+        registry.observationConfig().observationHandler(new ObservationHandler<>() {
+            @Override
+            public void onStart(Observation.Context c) {
+                started.add(c);
+            }
+
+            @Override
+            public void onStop(Observation.Context c) {
+                stopped.add(c);
+            }
+
+            @Override
+            public boolean supportsContext(Observation.Context c) {
+                return true;
+            }
+        });
+        HedgedCqlSession session = wrap(
+                HedgeConfig.from(HedgedCqlSession.defaultConfig(HedgedCqlSession.Losers.DROP))
+                        .delay(DelayPolicy.fixed(Duration.ofMillis(20)))
+                        .budget(HedgeBudget.unlimited())
+                        .callDecorator(HedgeObservations.of(registry))
+                        .build(),
+                LatencyAwareOptions.disabled());
+        List<CallCompleted> calls = record(session);
+
+        for (int k = 0; k < REQUESTS_FOR_3_SLOW_PRIMARIES; k++) {
+            session.execute(insert(k).setIdempotent(true));
+        }
+        awaitNoPendingAttempts(session);
+
+        List<Observation.Context> callObs = started.stream()
+                .filter(c -> c.getName().equals(HedgeObservations.CALL_NAME))
+                .toList();
+        List<Observation.Context> attemptObs = started.stream()
+                .filter(c -> c.getName().equals(HedgeObservations.ATTEMPT_NAME))
+                .toList();
+        assertThat(callObs).hasSize(calls.size());
+        long hedgeWins = calls.stream().filter(CallCompleted::hedgeWon).count();
+        assertThat(hedgeWins).isGreaterThanOrEqualTo(3); // the calls whose primary hit the slow node
+        assertThat(callObs)
+                .filteredOn(c ->
+                        "2".equals(c.getLowCardinalityKeyValue("hedge.winner").getValue()))
+                .hasSize((int) hedgeWins);
+        assertThat(attemptObs)
+                .filteredOn(a ->
+                        a.getLowCardinalityKeyValue("hedge.attempt").getValue().equals("2"))
+                .extracting(a -> a.getLowCardinalityKeyValue("hedge.outcome").getValue())
+                .isSubsetOf("won", "lost-cancelled")
+                .filteredOn("won"::equals)
+                .hasSize((int) hedgeWins);
+        // every beaten primary (the slow node's) ended as a cancelled loser, under its call
+        assertThat(attemptObs)
+                .filteredOn(a ->
+                        a.getLowCardinalityKeyValue("hedge.attempt").getValue().equals("1")
+                                && !a.getLowCardinalityKeyValue("hedge.outcome")
+                                        .getValue()
+                                        .equals("won"))
+                .hasSize((int) hedgeWins)
+                .allSatisfy(a -> {
+                    assertThat(a.getLowCardinalityKeyValue("hedge.outcome").getValue())
+                            .isEqualTo("lost-cancelled");
+                    assertThat(callObs).contains((Observation.Context)
+                            a.getParentObservation().getContextView());
+                });
+        assertThat(stopped).containsAll(started);
+        // no statement text, bound value or address in any key value
+        assertThat(started)
+                .flatExtracting(c -> List.copyOf(
+                        c.getAllKeyValues().stream().map(kv -> kv.getValue()).toList()))
+                .noneMatch(v -> v.contains("INSERT") || v.contains("127.0.") || v.contains(":9042"));
     }
 
     @Test

@@ -15,6 +15,15 @@ public interface AttemptContext {
     /** @return 1 for the primary, 2.. for hedges */
     int attemptNumber();
 
+    /**
+     * @return the call's id, as in its {@link io.github.hedge.core.event.HedgeEvent#callId()
+     *     events}, so instrumentation can match an attempt with them; 0 when unknown (a context not
+     *     made by an executor)
+     */
+    default long callId() {
+        return 0;
+    }
+
     /** @return whether this attempt is a hedge (not the primary) */
     default boolean isHedge() {
         return attemptNumber() > 1;

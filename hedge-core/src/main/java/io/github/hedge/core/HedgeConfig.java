@@ -2,6 +2,7 @@ package io.github.hedge.core;
 
 import io.github.hedge.core.internal.AttemptExecutors;
 import io.github.hedge.core.internal.Checks;
+import io.github.hedge.core.spi.CallDecorator;
 import io.github.hedge.core.spi.HedgeScheduler;
 import io.github.hedge.core.spi.Schedulers;
 import io.github.hedge.core.spi.Ticker;
@@ -45,6 +46,7 @@ public final class HedgeConfig {
     private final List<ContextPropagator<?>> contextPropagators;
     private final Duration savingsWindow;
     private final double loserSampling;
+    private final CallDecorator callDecorator;
 
     private HedgeConfig(Builder b) {
         this.maxAttempts = b.maxAttempts;
@@ -61,6 +63,7 @@ public final class HedgeConfig {
         this.contextPropagators = List.copyOf(b.contextPropagators);
         this.savingsWindow = b.savingsWindow;
         this.loserSampling = b.loserSampling;
+        this.callDecorator = b.callDecorator;
     }
 
     /** @return the default configuration (see the class comment) */
@@ -141,6 +144,13 @@ public final class HedgeConfig {
         return contextPropagators;
     }
 
+    /**
+     * @return what wraps each call's attempt function (tracing, say), or {@code null} for none
+     */
+    public CallDecorator callDecorator() {
+        return callDecorator;
+    }
+
     /** @return the window of {@link HedgedExecutor#savings()} */
     public Duration savingsWindow() {
         return savingsWindow;
@@ -181,6 +191,7 @@ public final class HedgeConfig {
         private List<ContextPropagator<?>> contextPropagators = List.of();
         private Duration savingsWindow = Duration.ofMinutes(5);
         private double loserSampling;
+        private CallDecorator callDecorator;
 
         private Builder() {}
 
@@ -199,6 +210,7 @@ public final class HedgeConfig {
             this.contextPropagators = c.contextPropagators;
             this.savingsWindow = c.savingsWindow;
             this.loserSampling = c.loserSampling;
+            this.callDecorator = c.callDecorator;
         }
 
         /**
@@ -374,6 +386,18 @@ public final class HedgeConfig {
          */
         public Builder loserSampling(double share) {
             this.loserSampling = Checks.closedRange("loserSampling", share, 0, 1);
+            return this;
+        }
+
+        /**
+         * Wraps each call's attempt function, for instrumentation such as {@code
+         * io.github.hedge.core.observation.HedgeObservations} (a span per call and per attempt).
+         *
+         * @param decorator the decorator, or {@code null} for none (the default)
+         * @return this
+         */
+        public Builder callDecorator(CallDecorator decorator) {
+            this.callDecorator = decorator;
             return this;
         }
 

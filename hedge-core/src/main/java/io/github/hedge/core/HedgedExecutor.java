@@ -4,6 +4,7 @@ import io.github.hedge.core.event.HedgeEvents;
 import io.github.hedge.core.internal.Checks;
 import io.github.hedge.core.internal.Engine;
 import io.github.hedge.core.internal.SyncAttempts;
+import io.github.hedge.core.spi.CallDecorator;
 import java.util.Objects;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
@@ -51,9 +52,11 @@ import java.util.concurrent.CompletableFuture;
  */
 public final class HedgedExecutor {
     private final Engine engine;
+    private final CallDecorator decorator;
 
     private HedgedExecutor(String name, HedgeConfig config) {
         this.engine = new Engine(name, config);
+        this.decorator = config.callDecorator();
     }
 
     /**
@@ -158,7 +161,7 @@ public final class HedgedExecutor {
     public <T> CompletableFuture<T> executeAsync(CallOptions options, AttemptFunction<T> attempt) {
         Objects.requireNonNull(options, "options must not be null");
         Objects.requireNonNull(attempt, "attempt must not be null");
-        return engine.execute(options, attempt);
+        return engine.execute(options, decorator == null ? attempt : decorate(options, attempt));
     }
 
     /**
@@ -190,7 +193,12 @@ public final class HedgedExecutor {
     public <T> T execute(CallOptions options, Callable<T> callable) throws Exception {
         Objects.requireNonNull(options, "options must not be null");
         Objects.requireNonNull(callable, "callable must not be null");
-        return SyncAttempts.await(engine.execute(options, SyncAttempts.attemptFunction(engine, callable)));
+        AttemptFunction<T> attempt = SyncAttempts.attemptFunction(engine, callable);
+        return SyncAttempts.await(engine.execute(options, decorator == null ? attempt : decorate(options, attempt)));
+    }
+
+    private <T> AttemptFunction<T> decorate(CallOptions options, AttemptFunction<T> attempt) {
+        return Objects.requireNonNull(decorator.decorate(this, options, attempt), "the call decorator returned null");
     }
 
     @Override

@@ -260,6 +260,16 @@ class ConfigurationReferenceTest {
                             assertThat(DEFAULTS.contextPropagators()).isEmpty();
                         }));
         s.put(
+                "HedgeConfig.callDecorator",
+                object(
+                        Kind.OBJECT,
+                        "callDecorator",
+                        v -> HedgeConfig.builder().callDecorator((io.github.hedge.core.spi.CallDecorator) v),
+                        cell -> {
+                            assertThat(defaultText(cell)).isEqualTo("none");
+                            assertThat(DEFAULTS.callDecorator()).isNull();
+                        }));
+        s.put(
                 "HedgeConfig.loserSampling",
                 value(
                         Kind.DOUBLE,

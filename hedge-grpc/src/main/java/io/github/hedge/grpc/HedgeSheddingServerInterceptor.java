@@ -11,7 +11,8 @@ import java.util.concurrent.atomic.LongAdder;
 
 /**
  * Server-side hedge throttling, after Pegasus' backup-request throttling: a request marked as a hedge
- * ({@link HedgeHeaders#ATTEMPT} &gt; 1) that arrives while {@code maxConcurrentHedges} hedges are
+ * ({@link HedgeHeaders#ATTEMPT} &gt; 1, or, without it, the standard {@link
+ * HedgeHeaders#PREVIOUS_RPC_ATTEMPTS} &gt; 0 that grpc-java's native hedging sends) that arrives while {@code maxConcurrentHedges} hedges are
  * already being served is <b>shed by not answering it</b>: the handler never sees it and no status is
  * sent, so the client does not treat it as a failure and keeps waiting for its primary; the client
  * cancels the shed stream when the primary answers (or the deadline passes), and only then does it

@@ -46,7 +46,8 @@ import java.util.concurrent.ConcurrentHashMap;
  *       starts the next attempt at once; any other status ends the call with that status. The
  *       caller's deadline and {@code Context} bound every attempt; cancelling the call cancels every
  *       attempt. Server pushback ({@code grpc-retry-pushback-ms}) is relayed to the executor.
- *   <li><b>Marker.</b> Every hedge carries {@link HedgeHeaders#ATTEMPT}.
+ *   <li><b>Marker.</b> Every hedge carries {@link HedgeHeaders#ATTEMPT} and the standard {@link
+ *       HedgeHeaders#PREVIOUS_RPC_ATTEMPTS} (the number of attempts sent before it).
  *   <li><b>Placement.</b> With the {@link HedgeLoadBalancerProvider hedge_round_robin} policy on the
  *       channel, hedges go to backends the call has not tried and primaries avoid a backend far
  *       slower than its peers; without it, hedging still works but grpc's own policy places attempts.

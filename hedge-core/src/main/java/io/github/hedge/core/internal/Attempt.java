@@ -86,6 +86,11 @@ final class Attempt<T> implements AttemptContext, BiConsumer<T, Throwable>, Runn
     }
 
     @Override
+    public long callId() {
+        return call.callId();
+    }
+
+    @Override
     public List<String> triedTargets() {
         return triedBefore;
     }

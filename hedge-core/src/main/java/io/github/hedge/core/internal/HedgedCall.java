@@ -1088,7 +1088,7 @@ final class HedgedCall<T> extends CompletableFuture<T> implements DelayContext {
     }
 
     /** The call's id, assigned when the first event needs it (no shared counter on the hot path). */
-    private synchronized long callId() {
+    synchronized long callId() {
         if (callId == 0) {
             callId = engine.nextCallId();
         }

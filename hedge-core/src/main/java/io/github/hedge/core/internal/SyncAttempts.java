@@ -21,6 +21,7 @@ public final class SyncAttempts {
         Callable<T> work = engine.propagators.isEmpty()
                 ? callable
                 : io.github.resilience4j.core.ContextPropagator.decorateCallable(engine.propagators, callable);
+        io.github.hedge.core.spi.CallDecorator decorator = engine.config.callDecorator();
         return ctx -> {
             CompletableFuture<T> result = new CompletableFuture<>();
             FutureTask<Void> task = new FutureTask<>(() -> {
@@ -34,7 +35,7 @@ public final class SyncAttempts {
                 return null;
             });
             ctx.onCancel(() -> task.cancel(true));
-            executor.execute(task);
+            executor.execute(decorator == null ? task : decorator.decorateBlockingTask(task));
             return result;
         };
     }

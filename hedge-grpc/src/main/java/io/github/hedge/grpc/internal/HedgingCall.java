@@ -246,6 +246,8 @@ public final class HedgingCall<ReqT, RespT> extends ClientCall<ReqT, RespT> {
         h.merge(headers);
         if (ctx.isHedge()) {
             h.put(io.github.hedge.grpc.HedgeHeaders.ATTEMPT, Integer.toString(ctx.attemptNumber()));
+            h.discardAll(io.github.hedge.grpc.HedgeHeaders.PREVIOUS_RPC_ATTEMPTS);
+            h.put(io.github.hedge.grpc.HedgeHeaders.PREVIOUS_RPC_ATTEMPTS, Integer.toString(ctx.attemptNumber() - 1));
         }
         Context previous = context.attach();
         ClientCall<ReqT, RespT> call;

@@ -1,6 +1,7 @@
 package io.github.hedge.spring.boot.autoconfigure;
 
 import io.github.hedge.core.DelayPolicy;
+import io.github.hedge.core.observation.HedgeObservations;
 import io.github.hedge.grpc.HedgeLoadBalancerProvider;
 import io.github.hedge.grpc.HedgingClientInterceptor;
 import io.github.hedge.grpc.MethodPolicy;
@@ -53,14 +54,18 @@ public class HedgeGrpcAutoConfiguration {
     @Bean
     @ConditionalOnMissingBean
     public HedgingClientInterceptor hedgingClientInterceptor(
-            HedgeProperties properties, ObjectProvider<HedgeInstances> instances) {
+            HedgeProperties properties,
+            ObjectProvider<HedgeInstances> instances,
+            ObjectProvider<HedgeObservations> observations) {
         HedgeProperties.Grpc grpc = properties.getGrpc();
         String name = grpc.getInstance();
         SettingsResolver.Resolved resolved = SettingsResolver.resolve(
                 name, properties.getDefaults(), properties.getInstances().get(name));
         HedgeInstanceSettings s = resolved.settings();
         HedgingClientInterceptor.Builder builder = HedgingClientInterceptor.builder()
-                .defaults(SettingsResolver.toBuilder(name, resolved).build());
+                .defaults(SettingsResolver.toBuilder(name, resolved)
+                        .callDecorator(observations.getIfAvailable())
+                        .build());
 
         Integer bytes = grpc.getMaxHedgedRequestBytes();
         if (bytes == null || bytes < 0) {

@@ -42,6 +42,9 @@ public class HedgeProperties {
     /** The gRPC client interceptor and balancer (needs hedge-grpc). */
     private final Grpc grpc = new Grpc();
 
+    /** Micrometer Observation per hedged call and per attempt (needs an ObservationRegistry bean). */
+    private final Observations observations = new Observations();
+
     /** @return the defaults block */
     public Defaults getDefaults() {
         return defaults;
@@ -70,6 +73,11 @@ public class HedgeProperties {
     /** @return the gRPC settings */
     public Grpc getGrpc() {
         return grpc;
+    }
+
+    /** @return the observation settings */
+    public Observations getObservations() {
+        return observations;
     }
 
     /**
@@ -452,6 +460,41 @@ public class HedgeProperties {
         /** @param order the order */
         public void setOrder(int order) {
             this.order = order;
+        }
+    }
+
+    /** Micrometer Observation per hedged call and per attempt. */
+    public static class Observations {
+        /**
+         * Whether every instance, the gRPC interceptor and the Cassandra session record an observation
+         * per call and per attempt, when an ObservationRegistry bean exists.
+         */
+        private boolean enabled = true;
+
+        /**
+         * Whether attempt observations carry the target address (hedge.target), a high-cardinality key
+         * value that may identify hosts.
+         */
+        private boolean includeTargets = false;
+
+        /** @return whether observations are enabled */
+        public boolean isEnabled() {
+            return enabled;
+        }
+
+        /** @param enabled whether observations are enabled */
+        public void setEnabled(boolean enabled) {
+            this.enabled = enabled;
+        }
+
+        /** @return whether attempts carry the target address */
+        public boolean isIncludeTargets() {
+            return includeTargets;
+        }
+
+        /** @param includeTargets whether attempts carry the target address */
+        public void setIncludeTargets(boolean includeTargets) {
+            this.includeTargets = includeTargets;
         }
     }
 

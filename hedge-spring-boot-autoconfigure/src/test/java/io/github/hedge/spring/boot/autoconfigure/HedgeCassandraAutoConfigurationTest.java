@@ -104,6 +104,46 @@ class HedgeCassandraAutoConfigurationTest {
     }
 
     @Test
+    void should_record_the_sessions_calls_as_observations_when_an_observation_registry_bean_exists() {
+        java.util.Queue<io.micrometer.observation.Observation.Context> started =
+                new java.util.concurrent.ConcurrentLinkedQueue<>();
+        io.micrometer.observation.ObservationRegistry registry = io.micrometer.observation.ObservationRegistry.create();
+        registry.observationConfig().observationHandler(new io.micrometer.observation.ObservationHandler<>() {
+            @Override
+            public void onStart(io.micrometer.observation.Observation.Context c) {
+                started.add(c);
+            }
+
+            @Override
+            public boolean supportsContext(io.micrometer.observation.Observation.Context c) {
+                return true;
+            }
+        });
+        runner.withConfiguration(AutoConfigurations.of(HedgeObservationAutoConfiguration.class))
+                .withBean(io.micrometer.observation.ObservationRegistry.class, () -> registry)
+                .run(ctx -> {
+                    assertThat(ctx).hasNotFailed();
+                    HedgedCqlSession hedged = (HedgedCqlSession) ctx.getBean(CqlSession.class);
+                    assertThat(hedged.executor().config().callDecorator())
+                            .isSameAs(ctx.getBean(io.github.hedge.core.observation.HedgeObservations.class));
+                    hedged.execute(SimpleStatement.newInstance(SimulatedCassandra.SELECT)
+                            .setIdempotent(true));
+                    assertThat(started)
+                            .filteredOn(c -> c.getName().equals("hedge.call"))
+                            .singleElement()
+                            .satisfies(c -> assertThat(c.getLowCardinalityKeyValue("hedge.executor")
+                                            .getValue())
+                                    .isEqualTo("cassandra"));
+                    assertThat(started)
+                            .filteredOn(c -> c.getName().equals("hedge.attempt"))
+                            .singleElement()
+                            .satisfies(c -> assertThat(c.getLowCardinalityKeyValue("hedge.outcome")
+                                            .getValue())
+                                    .isEqualTo("won"));
+                });
+    }
+
+    @Test
     @Timeout(120) // a hung call fails the test instead of the build
     void should_hedge_each_call_whose_primary_hits_the_slow_node_when_the_wrapped_session_is_new() {
         // no hedge.* property: the statements are marked idempotent, everything else is the default

@@ -223,7 +223,10 @@ class UnknownHedgePropertyTest {
         if (key.endsWith("order")) return "5";
         if (key.endsWith("mode")) return "wrapped";
         if (key.endsWith(".instance")) return "users";
-        if (key.endsWith("enabled") || key.endsWith("idempotent") || key.endsWith("load-balancing")) return "true";
+        if (key.endsWith("enabled")
+                || key.endsWith("idempotent")
+                || key.endsWith("load-balancing")
+                || key.endsWith("include-targets")) return "true";
         if (key.endsWith("max-attempts")) return "3";
         if (key.endsWith("max-extra-load") || key.endsWith("loser-sampling")) return "0.1";
         if (key.endsWith("percentile")) return "0.9";
