@@ -71,14 +71,13 @@ class HedgeDemoTest {
         PhaseResult nativeHedging = summary.phases().get(2);
         assertThat(none.attempts()).isEqualTo(none.calls());
         assertThat(none.hedgesWon()).isZero();
-        // replica 3 stalls 10% of its calls for 40-250 ms: both hedging modes hedge, and hedges win
-        // (a phase of a short run has about 150 calls, five of them stalled: each mode may miss its
-        // few, so the wins are counted over both)
-        assertThat(hedge.attempts()).as("hedge-grpc's attempts").isGreaterThan(hedge.calls());
+        // replica 3 stalls 10% of its calls for 40-250 ms: native hedging hedges them, and hedges
+        // win. hedge-grpc hedges them too, or keeps primaries off replica 3 once the share of its
+        // primaries that needed a hedge gives it away: either way no call of its phase is as slow
+        // as a stall
         assertThat(nativeHedging.attempts()).as("native attempts").isGreaterThan(nativeHedging.calls());
-        assertThat(hedge.hedgesWon() + nativeHedging.hedgesWon())
-                .as("hedges won")
-                .isPositive();
+        assertThat(nativeHedging.hedgesWon()).as("native hedges won").isPositive();
+        assertThat(hedge.maxMillis()).as("hedge-grpc's slowest call").isLessThan(40);
         // the budget's promise: after P primaries, at most max(its 20 cold-start tokens, 5% of P)
         // hedges; P counts the phase's 0.5 s warm-up at 150 calls/s (75 calls) and its calls
         long primaries = 75 + hedge.calls();
