@@ -139,7 +139,8 @@ class StallIT {
      * The stall's bound for one run: {@code max} (the slowest idempotent request in flight during
      * the stall, ms) must be at most {@code control} (the largest such maximum over the fault-free
      * windows of the same length before the stall) plus {@code delayMs} (the hedge delay at the
-     * stall, ms; -1 when the session would send no hedge then, counted as 0), and at most a quarter
+     * stall, ms, as applied: in the driver-timed modes, plus the driver's 1 ms timer tick; -1 when
+     * the session would send no hedge then, counted as 0), and at most a quarter
      * of {@code noHedgingMax} (the same maximum in the run without hedging; NaN when that mode did
      * not run). {@code hedges}: false for the run without hedging, which the bound does not apply to.
      */
@@ -162,12 +163,20 @@ class StallIT {
         }
     }
 
+    /**
+     * The driver's timer tick in the driver-timed modes ({@link Mode}: 1 ms): the driver starts a
+     * speculative execution at the first tick after its delay, so the delay it applies is up to one
+     * tick longer than the policy's.
+     */
+    static final double DRIVER_TICK_MS = 1.0;
+
     static Bound bound(LoadRun run, LoadRun none) {
         double control = java.util.Arrays.stream(steadyWindowMaxima(run)).max().orElse(Double.NaN);
+        double tick = run.mode == Mode.HEDGE_POLICY || run.mode == Mode.CONSTANT ? DRIVER_TICK_MS : 0;
         return new Bound(
                 maxAroundStall(run),
                 control,
-                run.hedgeDelayAtFault < 0 ? -1 : run.hedgeDelayAtFault / 1e6,
+                run.hedgeDelayAtFault < 0 ? -1 : run.hedgeDelayAtFault / 1e6 + tick,
                 none == null ? Double.NaN : maxAroundStall(none),
                 run.mode != Mode.NONE);
     }
