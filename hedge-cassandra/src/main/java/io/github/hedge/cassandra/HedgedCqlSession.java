@@ -157,6 +157,9 @@ public final class HedgedCqlSession implements CqlSession {
     private final boolean inferIdempotence;
     private final Unroutable unroutable;
     private final Losers losers;
+    /** Set when the session starts closing: no attempt is sent after it, not even a retry. */
+    private volatile boolean closing;
+
     private final boolean statementText;
     private final RateLimitedLog nonIdempotentLog;
     private final LongAdder unroutableCount = new LongAdder();
@@ -397,6 +400,12 @@ public final class HedgedCqlSession implements CqlSession {
 
     private CompletionStage<AsyncResultSet> attempt(AttemptContext ctx, Statement<?> statement, List<Node> candidates) {
         int n = ctx.attemptNumber();
+        if (closing && n > 1) {
+            // a hedge or a retry of a call the closing session failed: sending it could reach a node
+            // whose connection is not closed yet
+            ctx.stopFurtherAttempts();
+            return CompletableFuture.failedFuture(new IllegalStateException("Session is closing"));
+        }
         if (n >= candidates.size()) {
             ctx.stopFurtherAttempts(); // every replica has been tried: a hedge to one of them is waste
         }
@@ -505,11 +514,13 @@ public final class HedgedCqlSession implements CqlSession {
 
     @Override
     public CompletionStage<Void> closeAsync() {
+        closing = true;
         return delegate.closeAsync();
     }
 
     @Override
     public CompletionStage<Void> forceCloseAsync() {
+        closing = true;
         return delegate.forceCloseAsync();
     }
 
