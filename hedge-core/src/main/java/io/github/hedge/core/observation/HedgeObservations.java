@@ -227,7 +227,12 @@ public final class HedgeObservations implements CallDecorator {
             synchronized (this) {
                 late = ended != null || n > attempts.length;
                 if (!late) {
-                    attempt.start();
+                    // started inside the call's scope: a tracer takes the span current on this
+                    // thread as the parent when it differs from the parent observation's (the
+                    // caller's own span, on the primary's thread), so the call's span must be it
+                    try (Observation.Scope parent = call.openScope()) {
+                        attempt.start();
+                    }
                     attempts[n - 1] = attempt;
                     contexts[n - 1] = c;
                 }

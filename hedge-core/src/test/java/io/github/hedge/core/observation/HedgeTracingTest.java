@@ -79,6 +79,48 @@ class HedgeTracingTest {
         assertThat(tracer.currentSpan()).isNull();
     }
 
+    @Test
+    void should_parent_every_attempt_span_on_the_call_span_when_the_caller_has_a_span_in_scope() {
+        SimpleTracer tracer = new SimpleTracer();
+        ObservationRegistry registry = ObservationRegistry.create();
+        registry.observationConfig().observationHandler(new DefaultTracingObservationHandler(tracer));
+        VirtualTimeScheduler time = new VirtualTimeScheduler();
+        HedgedExecutor ex = HedgedExecutor.of(
+                "users",
+                HedgeConfig.builder()
+                        .ticker(time)
+                        .scheduler(time)
+                        .idempotentByDefault(true)
+                        .budget(HedgeBudget.unlimited())
+                        .delay(DelayPolicy.fixed(Duration.ofMillis(10)))
+                        .callDecorator(HedgeObservations.of(registry))
+                        .build());
+        List<CompletableFuture<String>> attempts = new CopyOnWriteArrayList<>();
+        // the caller's own span (a server request's, say) is current on the primary's thread
+        io.micrometer.observation.Observation request =
+                io.micrometer.observation.Observation.start("http.server.requests", registry);
+        CompletableFuture<String> call;
+        try (io.micrometer.observation.Observation.Scope ignored = request.openScope()) {
+            call = ex.executeAsync(CallOptions.builder().operation("getUser").build(), ctx -> {
+                CompletableFuture<String> f = new CompletableFuture<>();
+                attempts.add(f);
+                return f;
+            });
+        }
+        time.advance(Duration.ofMillis(10));
+        attempts.get(0).complete("user");
+        request.stop();
+
+        assertThat(call).isCompletedWithValue("user");
+        List<SimpleSpan> spans = List.copyOf(tracer.getSpans());
+        SimpleSpan server = span(spans, "http.server.requests");
+        SimpleSpan callSpan = span(spans, "users get-user");
+        assertThat(callSpan.getParentId()).isEqualTo(server.getSpanId());
+        assertThat(span(spans, "users get-user attempt 1").getParentId()).isEqualTo(callSpan.getSpanId());
+        assertThat(span(spans, "users get-user attempt 2").getParentId()).isEqualTo(callSpan.getSpanId());
+        assertThat(tracer.currentSpan()).isNull();
+    }
+
     private static SimpleSpan span(List<SimpleSpan> spans, String name) {
         return spans.stream().filter(s -> s.getName().equals(name)).findFirst().orElseThrow();
     }
