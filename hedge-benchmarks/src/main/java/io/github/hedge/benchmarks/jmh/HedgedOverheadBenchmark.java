@@ -5,9 +5,11 @@ import io.github.hedge.core.CallOptions;
 import io.github.hedge.core.DelayPolicy;
 import io.github.hedge.core.HedgeConfig;
 import io.github.hedge.core.HedgedExecutor;
+import io.github.hedge.core.observation.HedgeObservations;
 import io.github.hedge.core.spi.HedgeScheduler;
 import io.github.hedge.core.spi.ScheduledTask;
 import io.github.hedge.core.spi.Schedulers;
+import io.micrometer.observation.ObservationRegistry;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ScheduledFuture;
@@ -37,6 +39,9 @@ import org.openjdk.jmh.infra.Blackhole;
  *       incomplete future, which the benchmark thread completes right after {@code executeAsync}
  *       returns. The executor arms its 1 s hedge timer on {@code Schedulers.shared()} and cancels
  *       it when the primary wins: the full no-hedge hot path.
+ *   <li>{@code hedgedAsyncNoopObservations}: {@code hedgedAsync} with {@code
+ *       HedgeObservations.of(ObservationRegistry.NOOP)} as the call decorator: the cost of
+ *       observations when the registry has no handlers.
  *   <li>{@code stpeScheduleCancel}: a 1 s task scheduled on a {@code ScheduledThreadPoolExecutor}
  *       (remove-on-cancel) and cancelled, the baseline of "added cost".
  *   <li>{@code sharedSchedulerScheduleCancel}: the same against hedge's own default scheduler.
@@ -52,6 +57,9 @@ public class HedgedOverheadBenchmark {
     static final int CPU_TOKENS = 100;
 
     HedgedExecutor executor;
+    /** {@link #executor}'s configuration, observed through a registry without handlers. */
+    HedgedExecutor observed;
+
     HedgeScheduler shared;
     ScheduledThreadPoolExecutor stpe;
 
@@ -84,6 +92,15 @@ public class HedgedOverheadBenchmark {
                         .idempotentByDefault(true)
                         .scheduler(shared)
                         .build());
+        observed = HedgedExecutor.of(
+                "bench-observed",
+                HedgeConfig.builder()
+                        .maxAttempts(2)
+                        .delay(DelayPolicy.fixed(Duration.ofSeconds(1)))
+                        .idempotentByDefault(true)
+                        .scheduler(shared)
+                        .callDecorator(HedgeObservations.of(ObservationRegistry.NOOP))
+                        .build());
         stpe = new ScheduledThreadPoolExecutor(1, r -> {
             Thread t = new Thread(r, "bench-stpe");
             t.setDaemon(true);
@@ -96,8 +113,10 @@ public class HedgedOverheadBenchmark {
     @TearDown(Level.Trial)
     public void tearDown() {
         stpe.shutdownNow();
-        if (executor.stats().hedgesSent() != 0) {
-            throw new IllegalStateException("a hedge fired: " + executor.stats());
+        for (HedgedExecutor e : new HedgedExecutor[] {executor, observed}) {
+            if (e.stats().hedgesSent() != 0) {
+                throw new IllegalStateException("a hedge fired: " + e.stats());
+            }
         }
     }
 
@@ -141,6 +160,17 @@ public class HedgedOverheadBenchmark {
     @Benchmark
     public CompletableFuture<Object> hedgedAsync(Pending p) {
         CompletableFuture<Object> r = executor.executeAsync(IDEMPOTENT, p.stub);
+        p.future.complete(VALUE);
+        return r;
+    }
+
+    /**
+     * @param p per-thread state
+     * @return {@link #hedgedAsync} through an executor observed with {@code ObservationRegistry.NOOP}
+     */
+    @Benchmark
+    public CompletableFuture<Object> hedgedAsyncNoopObservations(Pending p) {
+        CompletableFuture<Object> r = observed.executeAsync(IDEMPOTENT, p.stub);
         p.future.complete(VALUE);
         return r;
     }
