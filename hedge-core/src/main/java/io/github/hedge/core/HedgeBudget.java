@@ -39,9 +39,11 @@ import java.util.concurrent.atomic.LongAdder;
  * long run, hedges never exceed {@code ratio * primaries + cap}, at any rate: 5% holds at 1 call
  * per minute too (one hedge per 20 primaries, whenever a call wants one), and there is no hidden
  * floor (the default {@code minPerSecond} is 0, and then no token exists that a primary did not
- * deposit). {@link Builder#initialTokens(double) Initial tokens} do not change that: they are an
- * advance on the deposits of the first primaries, which repay it before they fill the bucket, so
- * after {@code P} primaries hedges never exceed {@code max(initialTokens, ratio * P)}. A ratio of 1
+ * deposit). {@link Builder#initialTokens(double) Initial tokens} do not change that in the long
+ * run: they are an advance on the deposits of the first primaries, half of each deposit repaying it
+ * until it is repaid, so after {@code P} primaries hedges never exceed {@code max(initialTokens +
+ * ratio * P / 2, ratio * P)}, which is {@code ratio * P} from {@code P = 2 * initialTokens / ratio}
+ * on. A ratio of 1
  * allows one hedge per primary call (still a cap; {@link #unlimited()} is the budget that never
  * denies).
  *
@@ -110,7 +112,7 @@ public final class HedgeBudget {
     private final LongAdder primariesTotal = new LongAdder();
     // guarded by grantLock; volatile for the lock-free pre-check and snapshot
     private volatile long balanceScaled;
-    /** What is left of the initial tokens' advance, scaled: deposits repay it before they count. */
+    /** What is left of the initial tokens' advance, scaled: half of each deposit repays it. */
     private volatile long debtScaled;
 
     private volatile long accountedPrimaries;
@@ -249,7 +251,7 @@ public final class HedgeBudget {
         long deposit = satMul(ratioScaled, fresh);
         long debt = debtScaled;
         if (debt > 0 && deposit > 0) {
-            long repay = Math.min(debt, deposit);
+            long repay = repayment(debt, deposit);
             debtScaled = debt - repay;
             deposit -= repay;
         }
@@ -268,6 +270,16 @@ public final class HedgeBudget {
         lastCapScaled = cap;
         balanceScaled = balance;
         return balance;
+    }
+
+    /**
+     * What a deposit repays of the advance: half of it (rounded up), so the bucket still earns half
+     * the ratio while the advance is owed. A client that spent its advance on its first calls thus
+     * never goes without tokens for hundreds of calls, which would leave the stalls among them
+     * unhedged; it repays the advance over {@code 2 * initialTokens / ratio} primaries instead.
+     */
+    private static long repayment(long debt, long deposit) {
+        return Math.min(debt, deposit - deposit / 2);
     }
 
     /** The most tokens the bucket holds when the window holds {@code windowPrimaries}, scaled. */
@@ -310,7 +322,9 @@ public final class HedgeBudget {
 
     /** Deposits not yet accounted, less what they will repay of the advance; lock-free, weakly consistent. */
     private long pendingDeposits() {
-        return Math.max(0, unaccountedDeposits() - debtScaled);
+        long deposits = unaccountedDeposits();
+        long debt = debtScaled;
+        return debt > 0 && deposits > 0 ? deposits - repayment(debt, deposits) : Math.max(0, deposits);
     }
 
     /** Deposits of the primaries since the last accrual, scaled, before any repayment; lock-free. */
@@ -355,8 +369,8 @@ public final class HedgeBudget {
      * The {@link Builder#initialTokens(double) initial tokens} the executors and adapters give the
      * budgets they build: {@code min(20, 400 * ratio)}. A new client then hedges from its first
      * answers on (20 hedges at 5%, 4 at 1%, none below 0.25%), and after {@code P} primaries its
-     * hedges still never exceed {@code max(initialTokens, ratio * P)}: extra load is at most the ratio
-     * from the 400th call on, and exactly zero at a ratio of zero.
+     * hedges still never exceed {@code max(initialTokens + ratio * P / 2, ratio * P)}: extra load is
+     * at most the ratio from the 800th call on, and exactly zero at a ratio of zero.
      *
      * @param ratio the budget's ratio, in [0, 1]
      * @return tokens, in [0, 20]
@@ -366,8 +380,8 @@ public final class HedgeBudget {
     }
 
     /**
-     * @return the tokens the bucket held when it was built (0 = none), an advance the first
-     *     {@code initialTokens / ratio} primaries' deposits repay
+     * @return the tokens the bucket held when it was built (0 = none), an advance that half the
+     *     deposits of the first {@code 2 * initialTokens / ratio} primaries repay
      */
     public double initialTokens() {
         return initialTokens;
@@ -601,13 +615,14 @@ public final class HedgeBudget {
          * @param initialTokens the tokens in the bucket when it is built, in [0, {@link
          *     #minBurst(double) minBurst}] (default 0): a new client can then hedge its first
          *     calls, before its primaries have deposited a whole token (at 5% that takes 20 calls),
-         *     which is when it knows least about its backends. They are an advance, not a gift: the
-         *     first {@code initialTokens} tokens the primaries deposit repay it before they fill
-         *     the bucket, so after {@code P} primaries hedges never exceed {@code
-         *     max(initialTokens, ratio * P)}, and extra load in the long run is the ratio's, as
-         *     for a budget built without them. A client that spends the advance in its first calls
-         *     hedges again once {@code initialTokens / ratio} primaries have repaid it (400 for 20
-         *     tokens at 5%); an unspent advance is repaid all the same
+         *     which is when it knows least about its backends. They are an advance, not a gift:
+         *     half of each deposit repays it until the primaries have deposited twice the advance,
+         *     so after {@code P} primaries hedges never exceed {@code max(initialTokens + ratio *
+         *     P / 2, ratio * P)}, and extra load in the long run is the ratio's, as for a budget
+         *     built without them. A client that spends the advance in its first calls keeps half
+         *     the ratio meanwhile (a hedge per 40 calls at 5%) rather than none, so stalls among
+         *     those calls are still hedged; the advance is repaid after {@code 2 * initialTokens /
+         *     ratio} primaries (800 for 20 tokens at 5%), spent or not
          * @return this builder
          */
         public Builder initialTokens(double initialTokens) {
