@@ -62,13 +62,14 @@ class UserDocsTest {
 
     static final Pattern HASH =
             Pattern.compile("(?<![A-Za-z0-9_])(?=[0-9a-f]*[0-9])(?=[0-9a-f]*[a-f])[0-9a-f]{7,40}(?![A-Za-z0-9_])");
-    static final Pattern ISSUE = Pattern.compile(
-            "(?i)\\b(?:issues?|PR|pull requests?) #?\\d+\\b|(?<![\\w&/])#\\d{2,}\\b");
-    static final Pattern SESSION = Pattern.compile(
-            "(?i)\\b(?:this|that|previous|next|earlier|last) session\\b|\\bthe lead\\b|\\blead's\\b"
+    static final Pattern ISSUE =
+            Pattern.compile("(?i)\\b(?:issues?|PR|pull requests?) #?\\d+\\b|(?<![\\w&/])#\\d{2,}\\b");
+    static final Pattern SESSION =
+            Pattern.compile("(?i)\\b(?:this|that|previous|next|earlier|last) session\\b|\\bthe lead\\b|\\blead's\\b"
                     + "|\\bthe brief\\b|\\bseed 0\\d+\\b");
     static final Pattern OUTSIDE = Pattern.compile("(?<![\\w.])/(?:tmp|work|home)/|\\.\\./shared\\b");
-    private static final Pattern LINK = Pattern.compile("!?\\[(?:[^\\]\\[]|\\[[^\\]]*\\])*\\]\\(([^)\\s]*)(?:\\s+\"[^\"]*\")?\\)");
+    private static final Pattern LINK =
+            Pattern.compile("!?\\[(?:[^\\]\\[]|\\[[^\\]]*\\])*\\]\\(([^)\\s]*)(?:\\s+\"[^\"]*\")?\\)");
     private static final Pattern LINK_TARGET = Pattern.compile("\\]\\([^)]*\\)");
     private static final Pattern FENCE = Pattern.compile("(?ms)^\\s*```.*?^\\s*```[^\\n]*$");
     private static final Pattern CODE_SPAN = Pattern.compile("`[^`\\n]*`");
@@ -112,12 +113,14 @@ class UserDocsTest {
     void should_find_every_benchmark_figure_in_its_linked_raw_output_when_benchmarks_md_has_a_table() {
         Path page = ROOT.resolve("docs/benchmarks.md");
         List<String> problems = figureProblems(ROOT, page);
-        assertThat(problems).as("figures of docs/benchmarks.md not in their raw output").isEmpty();
+        assertThat(problems)
+                .as("figures of docs/benchmarks.md not in their raw output")
+                .isEmpty();
     }
 
     @Test
-    void should_report_a_planted_hash_issue_session_word_path_and_broken_link_when_a_page_has_them(
-            @TempDir Path dir) throws IOException {
+    void should_report_a_planted_hash_issue_session_word_path_and_broken_link_when_a_page_has_them(@TempDir Path dir)
+            throws IOException {
         Files.createDirectories(dir.resolve("docs"));
         Files.writeString(dir.resolve("docs/ok.md"), "# Real heading\n");
         String page = "# Title\n\nMeasured at `680d05c`, see issue 7 and #12; this session, the lead.\n"
@@ -149,9 +152,11 @@ class UserDocsTest {
         Files.createDirectories(dir.resolve("hedge-benchmarks/results"));
         Files.writeString(dir.resolve("hedge-benchmarks/results/r.json"), "{\"p999\":1.0497,\"share\":0.0032}");
         Path page = dir.resolve("docs/benchmarks.md");
-        Files.writeString(page, "## A\n\nRaw: [r](../hedge-benchmarks/results/r.json).\n\n"
-                + "| case | p99.9 | denied |\n|---|---|---|\n| b = 0.05 | 1.05 | 0.32% |\n| c | 1.06 | 0.32% |\n\n"
-                + "## B\n\n| case | x |\n|---|---|\n| d | 1 |\n\n## C\n\n| words only | x |\n|---|---|\n| d | e |\n");
+        Files.writeString(
+                page,
+                "## A\n\nRaw: [r](../hedge-benchmarks/results/r.json).\n\n"
+                        + "| case | p99.9 | denied |\n|---|---|---|\n| b = 0.05 | 1.05 | 0.32% |\n| c | 1.06 | 0.32% |\n\n"
+                        + "## B\n\n| case | x |\n|---|---|\n| d | 1 |\n\n## C\n\n| words only | x |\n|---|---|\n| d | e |\n");
         assertThat(figureProblems(dir, page))
                 .anyMatch(p -> p.contains("1.06"))
                 .anyMatch(p -> p.contains("links no raw output"))
@@ -190,14 +195,16 @@ class UserDocsTest {
             int hash = target.indexOf('#');
             String file = hash < 0 ? target : target.substring(0, hash);
             String anchor = hash < 0 ? null : target.substring(hash + 1);
-            Path resolved = file.isEmpty() ? page : page.getParent().resolve(file).normalize();
+            Path resolved =
+                    file.isEmpty() ? page : page.getParent().resolve(file).normalize();
             String where = root.relativize(page) + ": link '" + target + "'";
             if (!resolved.startsWith(root)) {
                 problems.add(where + " leaves the repository");
             } else if (!Files.exists(resolved)) {
                 problems.add(where + " names a missing file");
             } else if (anchor != null && !anchor.isEmpty()) {
-                if (!resolved.toString().endsWith(".md") || !anchors(read(resolved)).contains(anchor)) {
+                if (!resolved.toString().endsWith(".md")
+                        || !anchors(read(resolved)).contains(anchor)) {
                     problems.add(where + " names a missing anchor");
                 }
             }
@@ -224,7 +231,9 @@ class UserDocsTest {
 
     static String slug(String heading) {
         String plain = heading.replaceAll("\\[([^\\]]*)\\]\\([^)]*\\)", "$1").replace("`", "");
-        return plain.toLowerCase(Locale.ROOT).replaceAll("[^\\p{L}\\p{N}\\s_-]", "").replace(' ', '-');
+        return plain.toLowerCase(Locale.ROOT)
+                .replaceAll("[^\\p{L}\\p{N}\\s_-]", "")
+                .replace(' ', '-');
     }
 
     static List<String> figureProblems(Path root, Path page) {
