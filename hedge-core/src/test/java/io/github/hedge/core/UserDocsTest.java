@@ -41,7 +41,7 @@ import org.junit.jupiter.api.io.TempDir;
  *   <li><b>No session or team words</b>: "this/that/previous/next/earlier/last session", "the
  *       lead", "lead's", "the brief", "seed 003"-style zero-padded lab run labels.
  *   <li><b>No path outside the repository</b>: {@code /tmp/}, {@code /work/}, {@code /home/},
- *       {@code ../shared}, and any relative link that resolves outside the repository root.
+ *       {@code ../shared}, {@code shared/notes} (the team's notes), and any relative link that resolves outside the repository root.
  *   <li><b>No broken relative link</b>: every {@code [text](target)} and {@code ![alt](target)}
  *       outside code whose target is not a URL ({@code scheme:}) names a file or folder that exists,
  *       and its {@code #anchor}, if any, is a heading of the target page (GitHub's slug: lower case,
@@ -67,7 +67,8 @@ class UserDocsTest {
     static final Pattern SESSION =
             Pattern.compile("(?i)\\b(?:this|that|previous|next|earlier|last) session\\b|\\bthe lead\\b|\\blead's\\b"
                     + "|\\bthe brief\\b|\\bseed 0\\d+\\b");
-    static final Pattern OUTSIDE = Pattern.compile("(?<![\\w.])/(?:tmp|work|home)/|\\.\\./shared\\b");
+    static final Pattern OUTSIDE =
+            Pattern.compile("(?<![\\w.])/(?:tmp|work|home)/|\\.\\./shared\\b|(?<![\\w./])shared/notes\\b");
     private static final Pattern LINK =
             Pattern.compile("!?\\[(?:[^\\]\\[]|\\[[^\\]]*\\])*\\]\\(([^)\\s]*)(?:\\s+\"[^\"]*\")?\\)");
     private static final Pattern LINK_TARGET = Pattern.compile("\\]\\([^)]*\\)");
@@ -124,7 +125,7 @@ class UserDocsTest {
         Files.createDirectories(dir.resolve("docs"));
         Files.writeString(dir.resolve("docs/ok.md"), "# Real heading\n");
         String page = "# Title\n\nMeasured at `680d05c`, see issue 7 and #12; this session, the lead.\n"
-                + "Output in /tmp/x and ../shared/notes.\n"
+                + "Output in /tmp/x and ../shared/notes; see shared/notes/adapters.md.\n"
                 + "[gone](missing.md) [bad anchor](ok.md#nope) [good](ok.md#real-heading) [self](#title)\n"
                 + "Not hashes: added, decade, 1000000, 0x7fffffff, p9999, attempt #2.\n";
         Path file = dir.resolve("docs/page.md");
@@ -138,7 +139,8 @@ class UserDocsTest {
                 .anyMatch(p -> p.contains("the lead"))
                 .anyMatch(p -> p.contains("/tmp/"))
                 .anyMatch(p -> p.contains("../shared"))
-                .hasSize(7);
+                .anyMatch(p -> p.contains("'shared/notes'"))
+                .hasSize(8);
         assertThat(linkProblems(dir, file))
                 .anyMatch(p -> p.contains("missing.md"))
                 .anyMatch(p -> p.contains("ok.md#nope"))
