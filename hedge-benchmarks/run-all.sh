@@ -3,11 +3,11 @@
 #   hedge-benchmarks/run-all.sh            # everything
 #   QUICK=1 hedge-benchmarks/run-all.sh    # smoke run: tiny sizes, seconds; numbers meaningless
 #   SKIP_JMH=1 hedge-benchmarks/run-all.sh # the virtual-time simulator and timers only
-# Writes raw results to docs/bench-results/ (JMH JSON and text, simulator JSON) and the
+# Writes raw results to hedge-benchmarks/results/ (JMH JSON and text, simulator JSON) and the
 # percentile plot to docs/img/tail-percentiles.png, then prints the ratios the doc quotes.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-OUT=docs/bench-results
+OUT=hedge-benchmarks/results
 mkdir -p "$OUT" docs/img
 
 if [[ "${SKIP_BUILD:-0}" != 1 ]]; then

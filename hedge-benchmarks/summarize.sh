@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Prints the ratios docs/benchmarks.md quotes, from the raw results run-all.sh wrote.
-#   hedge-benchmarks/summarize.sh [docs/bench-results]
+#   hedge-benchmarks/summarize.sh [hedge-benchmarks/results]
 set -euo pipefail
-OUT=${1:-docs/bench-results}
+OUT=${1:-hedge-benchmarks/results}
 score() { # file benchmark-suffix [secondary] -> ns/op or bytes/op
   jq -r --arg b "$2" --arg s "${3:-}" '.[] | select(.benchmark | endswith("." + $b))
     | if $s == "" then .primaryMetric.score else .secondaryMetrics[$s].score end' "$1"

@@ -21,7 +21,7 @@ import java.util.Set;
  * java -jar hedge-sim.jar closed-shift --seed 1
  * java -jar hedge-sim.jar load --dist lognormal:0,1 --budget 0.05 --requests 200000 --seed 1
  * java -jar hedge-sim.jar timers
- * java -jar hedge-sim.jar sweep --seed 1 > docs/bench-results/sweep.jsonl
+ * java -jar hedge-sim.jar sweep --seed 1 > hedge-benchmarks/results/sweep.jsonl
  * java -jar hedge-sim.jar transient --seeds 200 --json hedge-benchmarks/results/transient.jsonl
  * </pre>
  */
