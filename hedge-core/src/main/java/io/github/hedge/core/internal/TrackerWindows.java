@@ -98,18 +98,7 @@ public final class TrackerWindows {
 
     /** One observed latency, cluster-wide and for {@code target} (when non-null and tracked). */
     public void record(String target, long latencyNanos) {
-        long probe = StripedBucketCounter.probe();
-        int bucket = LogLinearBuckets.indexOf(latencyNanos);
-        clusterCounter.increment(probe, bucket);
-        if (target != null) {
-            TargetState t = targets.get(target);
-            if (t == null) {
-                t = addTarget(target);
-            }
-            if (t != null) {
-                t.counter.increment(probe, bucket);
-            }
-        }
+        count(target, LogLinearBuckets.indexOf(latencyNanos));
     }
 
     /** One answer, left out when it started before its target's (or the cluster's) first answer. */
@@ -143,8 +132,12 @@ public final class TrackerWindows {
 
     /** One censored sample, cluster-wide and for {@code target}. */
     public void recordCensored(String target, long elapsedNanos) {
+        count(target, LogLinearBuckets.BUCKET_COUNT + LogLinearBuckets.indexOf(elapsedNanos));
+    }
+
+    /** Counts one sample in {@code bucket} (observed, or censored past BUCKET_COUNT), cluster-wide and for {@code target}. */
+    private void count(String target, int bucket) {
         long probe = StripedBucketCounter.probe();
-        int bucket = LogLinearBuckets.BUCKET_COUNT + LogLinearBuckets.indexOf(elapsedNanos);
         clusterCounter.increment(probe, bucket);
         if (target != null) {
             TargetState t = targets.get(target);
