@@ -1,6 +1,7 @@
 package io.github.hedge.core;
 
 import io.github.hedge.core.internal.Checks;
+import io.github.hedge.core.internal.DelaySpec;
 import java.time.Duration;
 
 /**
@@ -141,7 +142,32 @@ public interface DelayPolicy {
      * @throws IllegalArgumentException naming the accepted forms and the value given
      */
     static DelayPolicy parse(String spec) {
-        return io.github.hedge.core.internal.DelaySpec.parse(spec);
+        return DelaySpec.parse(spec, new DelaySpec.Forms<DelayPolicy>() {
+            @Override
+            public DelayPolicy never() {
+                return DelayPolicy.never();
+            }
+
+            @Override
+            public DelayPolicy fixed(Duration delay) {
+                return DelayPolicy.fixed(delay);
+            }
+
+            @Override
+            public DelayPolicy percentile(double quantile) {
+                return DelayPolicy.percentile(quantile).build();
+            }
+
+            @Override
+            public DelayPolicy min(DelayPolicy a, DelayPolicy b) {
+                return DelayPolicy.min(a, b);
+            }
+
+            @Override
+            public DelayPolicy max(DelayPolicy a, DelayPolicy b) {
+                return DelayPolicy.max(a, b);
+            }
+        });
     }
 
     /** @return a policy that never hedges: every call runs one attempt (plus retries of failures) */

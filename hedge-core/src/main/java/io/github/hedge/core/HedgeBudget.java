@@ -1,10 +1,9 @@
 package io.github.hedge.core;
 
+import io.github.hedge.core.internal.BudgetAccount;
 import io.github.hedge.core.internal.Checks;
 import io.github.hedge.core.spi.Ticker;
 import java.time.Duration;
-import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.atomic.AtomicReferenceArray;
 import java.util.concurrent.atomic.LongAdder;
 
 /**
@@ -39,11 +38,10 @@ import java.util.concurrent.atomic.LongAdder;
  * long run, hedges never exceed {@code ratio * primaries + cap}, at any rate: 5% holds at 1 call
  * per minute too (one hedge per 20 primaries, whenever a call wants one), and there is no hidden
  * floor (the default {@code minPerSecond} is 0, and then no token exists that a primary did not
- * deposit). {@link Builder#initialTokens(double) Initial tokens} do not change that in the long
- * run: they are an advance on the deposits of the first primaries, half of each deposit repaying it
- * until it is repaid, so after {@code P} primaries hedges never exceed {@code max(initialTokens +
- * ratio * P / 2, ratio * P)}, which is {@code ratio * P} from {@code P = 2 * initialTokens / ratio}
- * on. A ratio of 1
+ * deposit). {@link Builder#initialTokens(double) Initial tokens} do not change that: they are an
+ * advance on the deposits of the first primaries, half of each deposit repaying it until it is
+ * repaid, so after {@code P} primaries hedges never exceed {@code max(initialTokens + ratio * P /
+ * 2, ratio * P)}, which is {@code ratio * P} from {@code P = 2 * initialTokens / ratio} on. A ratio of 1
  * allows one hedge per primary call (still a cap; {@link #unlimited()} is the budget that never
  * denies).
  *
@@ -68,21 +66,10 @@ import java.util.concurrent.atomic.LongAdder;
  * #snapshot()} is a lock-free, weakly consistent read.
  */
 public final class HedgeBudget {
-    /**
-     * Number of buckets in the window. The recent rate that caps saved tokens is read from the last
-     * one or two buckets, so this sets how soon the cap follows a falling rate: with 10 (3-6 s of a
-     * 30 s window) a closed loop whose backend turned 5x slower spent tokens saved at the old rate
-     * for 6 s, hedging 15-25% of its calls at a 5% budget (hedge-benchmarks' {@code closed-shift}
-     * and Cassandra {@code SideBySide}); with 30 (1-2 s) for 3 s. Stationary loads do not see the
-     * difference (the simulator's {@code sweep}: the same denials in every cell).
-     */
-    private static final int BUCKETS = 30;
     /** The most initial tokens {@link #coldStartTokens} gives. */
     private static final double COLD_START_TOKENS = 20;
     /** The calls whose deposits {@link #coldStartTokens} advances. */
     private static final double COLD_START_CALLS = 400;
-    /** One token in fixed point. */
-    private static final long SCALE = 1_000_000_000L;
 
     private final boolean unlimited;
     private final double ratio;
@@ -92,36 +79,8 @@ public final class HedgeBudget {
     private final double minBurst;
     private final double initialTokens;
     private final Ticker ticker;
-    /** minBurst in units of 1/SCALE token. */
-    private final long minBurstScaled;
-    /** burst * ratio in units of 1/SCALE token per primary of the window. */
-    private final long burstScaled;
-    /** ratio in units of 1/SCALE token per primary. */
-    private final long ratioScaled;
-    /** minPerSecond * windowSeconds in units of 1/SCALE token. */
-    private final long floorScaled;
-
-    private final long bucketNanos;
-    private final long origin;
-    private final AtomicReferenceArray<Bucket> ring = new AtomicReferenceArray<>(BUCKETS);
-    /** The latest bucket rotated in; a hint for the fast path, never trusted without a range check. */
-    private volatile Bucket current;
-
-    private final Object grantLock = new Object();
-    /** Every primary ever recorded; the bucket deposits {@code ratio} tokens for each. */
-    private final LongAdder primariesTotal = new LongAdder();
-    // guarded by grantLock; volatile for the lock-free pre-check and snapshot
-    private volatile long balanceScaled;
-    /** What is left of the initial tokens' advance, scaled: half of each deposit repays it. */
-    private volatile long debtScaled;
-
-    private volatile long accountedPrimaries;
-    /** The cap at the latest accrual, scaled; for {@link #availableTokens()}. */
-    private volatile long lastCapScaled;
-
-    private long lastAccrualNanos;
-    private final LongAdder totalGranted = new LongAdder();
-    private final LongAdder totalDenied = new LongAdder();
+    /** The tokens, the window's counts and the totals: what this policy is applied to. */
+    private final BudgetAccount account;
 
     private HedgeBudget(Builder b, boolean unlimited) {
         this.unlimited = unlimited;
@@ -130,29 +89,17 @@ public final class HedgeBudget {
         this.minPerSecond = b.minPerSecond;
         this.burst = b.burst;
         this.minBurst = b.minBurst;
-        this.minBurstScaled = Math.round(b.minBurst * SCALE);
         this.initialTokens = b.initialTokens;
         this.ticker = b.ticker;
-        long windowNanos = Checks.positiveNanos("window", b.window);
-        this.ratioScaled = Math.round(b.ratio * SCALE);
-        // tokens = minPerSecond * windowNanos / 1e9; scaled by SCALE (= 1e9) that is minPerSecond * windowNanos
-        this.floorScaled = Math.round(b.minPerSecond * windowNanos); // saturates at Long.MAX_VALUE
-        this.burstScaled = Math.round(b.burst * b.ratio * SCALE);
-        this.bucketNanos = Math.max(1, windowNanos / BUCKETS);
-        this.origin = ticker.nanoTime();
-        for (int i = 0; i < BUCKETS; i++) {
-            ring.set(i, new Bucket(i - BUCKETS, 0, 0)); // empty, already out of the window
-        }
-        Bucket first = new Bucket(0, origin, origin + bucketNanos);
-        ring.set(0, first);
-        this.current = first;
-        // a floor can be used at once, as the window it stands for; so can the initial tokens,
-        // which the first deposits repay
-        long advance = Math.round(b.initialTokens * SCALE);
-        this.balanceScaled = satAdd(floorScaled, advance);
-        this.debtScaled = advance;
-        this.lastAccrualNanos = origin;
-        this.lastCapScaled = Math.max(minBurstScaled, SCALE) + floorScaled;
+        this.account = new BudgetAccount(
+                unlimited,
+                b.ratio,
+                Checks.positiveNanos("window", b.window),
+                b.minPerSecond,
+                b.burst,
+                b.minBurst,
+                b.initialTokens,
+                b.ticker);
     }
 
     /**
@@ -199,14 +146,7 @@ public final class HedgeBudget {
      * @param nowNanos the current reading of this budget's ticker, in nanoseconds
      */
     public void recordPrimary(long nowNanos) {
-        long now = nowNanos;
-        primariesTotal.increment();
-        Bucket c = current;
-        if (now >= c.start && now < c.end) {
-            c.primaries.increment();
-        } else {
-            bucketAt(now).primaries.increment();
-        }
+        account.recordPrimary(nowNanos);
     }
 
     /**
@@ -216,75 +156,7 @@ public final class HedgeBudget {
      *     no whole token left (and one denial is counted)
      */
     public boolean tryAcquire() {
-        if (unlimited) {
-            bucketAt(ticker.nanoTime()).hedges.incrementAndGet();
-            totalGranted.increment();
-            return true;
-        }
-        // Lock-free pre-check: the balance plus every deposit not yet accounted, ignoring the cap,
-        // the floor's accrual and what the deposits will repay of an advance (so it can only
-        // over-state the tokens); denying on it is always safe when there is no floor.
-        if (floorScaled == 0 && satAdd(balanceScaled, unaccountedDeposits()) < SCALE) {
-            totalDenied.increment();
-            return false;
-        }
-        synchronized (grantLock) {
-            long now = ticker.nanoTime();
-            Bucket bucket = bucketAt(now);
-            long balance = accrue(now);
-            if (balance >= SCALE) {
-                balanceScaled = balance - SCALE;
-                bucket.hedges.incrementAndGet();
-                totalGranted.increment();
-                return true;
-            }
-        }
-        totalDenied.increment();
-        return false;
-    }
-
-    /** Under the lock: adds the deposits since the last call, applies the cap, stores and returns the balance. */
-    private long accrue(long now) {
-        long primaries = primariesTotal.sum();
-        long fresh = primaries - accountedPrimaries;
-        accountedPrimaries = primaries;
-        long deposit = satMul(ratioScaled, fresh);
-        long debt = debtScaled;
-        if (debt > 0 && deposit > 0) {
-            long repay = repayment(debt, deposit);
-            debtScaled = debt - repay;
-            deposit -= repay;
-        }
-        long balance = satAdd(balanceScaled, deposit);
-        long elapsed = now - lastAccrualNanos;
-        if (elapsed > 0) {
-            lastAccrualNanos = now;
-            if (floorScaled > 0) {
-                balance = satAdd(balance, (long) Math.min(Long.MAX_VALUE, minPerSecond * elapsed));
-            }
-        }
-        long cap = capScaled(Math.min(countsAt(epochOf(now)).primaries, recentPrimaries(now)));
-        if (balance > cap) {
-            balance = cap;
-        }
-        lastCapScaled = cap;
-        balanceScaled = balance;
-        return balance;
-    }
-
-    /**
-     * What a deposit repays of the advance: half of it (rounded up), so the bucket still earns half
-     * the ratio while the advance is owed. A client that spent its advance on its first calls thus
-     * never goes without tokens for hundreds of calls, which would leave the stalls among them
-     * unhedged; it repays the advance over {@code 2 * initialTokens / ratio} primaries instead.
-     */
-    private static long repayment(long debt, long deposit) {
-        return Math.min(debt, deposit - deposit / 2);
-    }
-
-    /** The most tokens the bucket holds when the window holds {@code windowPrimaries}, scaled. */
-    private long capScaled(long windowPrimaries) {
-        return satAdd(Math.max(minBurstScaled, satMul(burstScaled, windowPrimaries)), floorScaled);
+        return account.tryAcquire();
     }
 
     /**
@@ -296,11 +168,7 @@ public final class HedgeBudget {
      * @return tokens available; {@link Double#POSITIVE_INFINITY} for {@link #unlimited()}
      */
     public double availableTokens() {
-        if (unlimited) {
-            return Double.POSITIVE_INFINITY;
-        }
-        long b = Math.min(satAdd(balanceScaled, pendingDeposits()), lastCapScaled);
-        return Math.max(0, b) / (double) SCALE;
+        return account.availableTokens();
     }
 
     /**
@@ -312,24 +180,7 @@ public final class HedgeBudget {
      * @return in [0, 1]; 1 for {@link #unlimited()}
      */
     public double fill() {
-        if (unlimited) {
-            return 1.0;
-        }
-        long cap = lastCapScaled;
-        long owned = satAdd(balanceScaled, unaccountedDeposits()) - debtScaled;
-        return Math.max(0, Math.min(owned, cap)) / (double) cap;
-    }
-
-    /** Deposits not yet accounted, less what they will repay of the advance; lock-free, weakly consistent. */
-    private long pendingDeposits() {
-        long deposits = unaccountedDeposits();
-        long debt = debtScaled;
-        return debt > 0 && deposits > 0 ? deposits - repayment(debt, deposits) : Math.max(0, deposits);
-    }
-
-    /** Deposits of the primaries since the last accrual, scaled, before any repayment; lock-free. */
-    private long unaccountedDeposits() {
-        return satMul(ratioScaled, primariesTotal.sum() - accountedPrimaries);
+        return account.fill();
     }
 
     /** @return the time source of the window */
@@ -380,8 +231,8 @@ public final class HedgeBudget {
     }
 
     /**
-     * @return the tokens the bucket held when it was built (0 = none), an advance that half the
-     *     deposits of the first {@code 2 * initialTokens / ratio} primaries repay
+     * @return the tokens the bucket held when it was built (0 = none), an advance the first
+     *     {@code 2 * initialTokens / ratio} primaries' deposits repay, half of each
      */
     public double initialTokens() {
         return initialTokens;
@@ -398,21 +249,7 @@ public final class HedgeBudget {
      *     under concurrent updates.
      */
     public BudgetSnapshot snapshot() {
-        long now = ticker.nanoTime();
-        Counts window = countsAt(epochOf(now));
-        long primaries = window.primaries;
-        long hedges = window.hedges;
-        double remaining;
-        if (unlimited) {
-            remaining = Double.POSITIVE_INFINITY;
-        } else {
-            long balance;
-            synchronized (grantLock) {
-                balance = accrue(now);
-            }
-            remaining = Math.max(0, balance) / (double) SCALE;
-        }
-        return new BudgetSnapshot(ratio, primaries, hedges, remaining, totalGranted.sum(), totalDenied.sum());
+        return account.snapshot(ratio);
     }
 
     @Override
@@ -422,114 +259,6 @@ public final class HedgeBudget {
                 : "HedgeBudget[ratio=" + ratio + ", window=" + window + ", burst=" + burst + ", minBurst=" + minBurst
                         + ", initialTokens=" + initialTokens + ", minPerSecond="
                         + minPerSecond + "]";
-    }
-
-    // ---- window ----
-
-    private long epochOf(long now) {
-        long elapsed = now - origin;
-        return elapsed <= 0 ? 0 : elapsed / bucketNanos;
-    }
-
-    /** The bucket for {@code now}, rotating the ring if the ticker passed into a new bucket. */
-    private Bucket bucketAt(long now) {
-        long epoch = epochOf(now);
-        int slot = (int) (epoch % BUCKETS);
-        Bucket b = ring.get(slot);
-        while (b.epoch < epoch) {
-            long start = origin + epoch * bucketNanos;
-            Bucket fresh = new Bucket(epoch, start, start + bucketNanos);
-            if (ring.compareAndSet(slot, b, fresh)) {
-                if (fresh.epoch > current.epoch) {
-                    current = fresh; // a racing stale write only sends callers to this slow path
-                }
-                return fresh;
-            }
-            b = ring.get(slot);
-        }
-        // b.epoch > epoch only for a caller whose reading went stale meanwhile: count it a bit later
-        return b;
-    }
-
-    /**
-     * The primaries a whole window would hold at the recent rate: those of the current bucket and
-     * the one before it, scaled from the time they span to the window's length. After the rate drops
-     * (a backend that turns slow slows a closed-loop client down), the window still counts the old
-     * rate for its whole length, and the tokens saved at the old rate would let hedges run above the
-     * ratio for many seconds at the new one; the cap follows the recent rate within one to two
-     * thirtieths of the window instead. It only ever lowers the cap ({@code min} with the window).
-     */
-    private long recentPrimaries(long now) {
-        long epoch = epochOf(now);
-        Bucket cur = ring.get((int) (epoch % BUCKETS));
-        long primaries = 0;
-        long span = 0;
-        if (cur.epoch == epoch) {
-            primaries += cur.primaries.sum();
-            span += Math.max(0, now - cur.start);
-        }
-        if (epoch > 0) {
-            Bucket prev = ring.get((int) ((epoch - 1) % BUCKETS));
-            if (prev.epoch == epoch - 1) {
-                primaries += prev.primaries.sum();
-                span += bucketNanos;
-            }
-        }
-        if (span <= 0) {
-            return Long.MAX_VALUE; // nothing to go by: the window decides
-        }
-        double scaled = (double) primaries * (BUCKETS * (double) bucketNanos) / span;
-        return scaled >= Long.MAX_VALUE ? Long.MAX_VALUE : (long) scaled;
-    }
-
-    /** Primaries and hedges in the window ending at {@code epoch}. */
-    private Counts countsAt(long epoch) {
-        long primaries = 0;
-        long hedges = 0;
-        for (int i = 0; i < BUCKETS; i++) {
-            Bucket b = ring.get(i);
-            if (b.epoch > epoch - BUCKETS) {
-                primaries += b.primaries.sum();
-                hedges += b.hedges.get();
-            }
-        }
-        return new Counts(primaries, hedges);
-    }
-
-    private record Counts(long primaries, long hedges) {}
-
-    private static long satMul(long a, long b) {
-        long hi = Math.multiplyHigh(a, b);
-        long lo = a * b;
-        if ((hi == 0 && lo >= 0) || (hi == -1 && lo < 0)) {
-            return lo;
-        }
-        return (a ^ b) < 0 ? Long.MIN_VALUE : Long.MAX_VALUE;
-    }
-
-    private static long satAdd(long a, long b) {
-        long r = a + b;
-        if (((a ^ r) & (b ^ r)) < 0) {
-            return a < 0 ? Long.MIN_VALUE : Long.MAX_VALUE;
-        }
-        return r;
-    }
-
-    /** One slice of the window. Immutable identity; counters are thread-safe. */
-    private static final class Bucket {
-        final long epoch;
-        /** Ticker reading at which the bucket starts (inclusive) and ends (exclusive), in ns. */
-        final long start;
-
-        final long end;
-        final LongAdder primaries = new LongAdder();
-        final AtomicLong hedges = new AtomicLong();
-
-        Bucket(long epoch, long start, long end) {
-            this.epoch = epoch;
-            this.start = start;
-            this.end = end;
-        }
     }
 
     /**

@@ -1,20 +1,13 @@
 package io.github.hedge.core;
 
 import io.github.hedge.core.internal.Checks;
-import io.github.hedge.core.internal.LogLinearBuckets;
-import io.github.hedge.core.internal.SliceCollector;
 import io.github.hedge.core.internal.SlidingBucketWindow;
-import io.github.hedge.core.internal.StripedBucketCounter;
+import io.github.hedge.core.internal.TrackerEstimates;
+import io.github.hedge.core.internal.TrackerSnapshot;
+import io.github.hedge.core.internal.TrackerWindows;
 import io.github.hedge.core.spi.Ticker;
 import java.time.Duration;
-import java.util.Arrays;
-import java.util.HashMap;
-import java.util.Iterator;
 import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.locks.ReentrantLock;
 
 /**
  * Recent per-attempt latency, cluster-wide and per target (a replica, host or endpoint such as
@@ -90,104 +83,38 @@ import java.util.concurrent.locks.ReentrantLock;
  * <p>Fully thread-safe: any number of threads may record and read concurrently.
  */
 public final class LatencyTracker {
-    /** Percentiles every snapshot holds, for {@link LatencySummary}. */
-    private static final double[] SUMMARY_PS = {0.5, 0.9, 0.95, 0.99, 0.999};
-
     private static final long DEFAULT_MIN_WINDOW_SAMPLES = 1000;
     /** The longest {@link Builder#sizedFor} keeps samples at low rates. */
     private static final Duration SIZED_MAX_WINDOW_AGE = Duration.ofHours(1);
 
-    private static final int MAX_EXTRA_PERCENTILES = 64;
-    private static final int MAX_MEDIAN_KEYS = 64;
     private static final int MAX_SLICES = 600;
     private static final int MAX_AGE_SLICES = 100_000;
-    /** Refreshes per interval while warming up. */
-    private static final int WARMUP_REFRESHES = 16;
-    /**
-     * While warming, samples are made visible at the next read until the window holds this many:
-     * the warm-up bound of {@link PercentileDelay} rests on the first answers (a median from one,
-     * p80 and p90 of a target from 25 and 50), and a client calling every millisecond would
-     * otherwise send 60 calls before its first answer showed. At most this many extra refreshes.
-     */
-    private static final int EAGER_SAMPLES = 160;
-    /**
-     * How far (as a factor) a target's percentile may lie from the median target's and still count
-     * in {@link #consensusTargetPercentileNanos}: wide enough for the sampling error of alike targets
-     * (about 5% at 300 samples beyond the percentile, more while warming up), narrow enough that a
-     * target slow enough to matter is left out.
-     */
-    private static final double CONSENSUS_FACTOR = 1.25;
 
     private final Duration window;
     private final Duration refreshInterval;
-    private final long refreshNanos;
-    private final int sliceCount;
     private final long minWindowSamples;
     private final Duration maxWindowAge;
-    private final int maxAgeSlices;
-    private final Ticker ticker;
     private final int maxTargets;
-    private final int targetStripes;
-
-    private final StripedBucketCounter clusterCounter;
-    private final ConcurrentHashMap<String, TargetState> targets = new ConcurrentHashMap<>();
-    /** When the first answer without a tracked target ended ({@link #recordAnswer}); unset: MAX_VALUE. */
-    private final AtomicLong clusterFirstAnswer = new AtomicLong(Long.MAX_VALUE);
-
-    private final AtomicInteger targetCount = new AtomicInteger();
-
-    // guarded by lock
-    private final ReentrantLock lock = new ReentrantLock();
-    private final SlidingBucketWindow clusterWindow;
-    private final SliceCollector collector = new SliceCollector();
-    /** Censored counts of the targets that stopped completing, left out of the cluster estimate; or null. */
-    private long[] excludedCensored;
-
-    private double[] registeredPs = SUMMARY_PS.clone();
-    private double[] medianPs = new double[0];
-    private long[] medianMins = new long[0];
-    private long registryVersion;
-    private long clusterExclusionVersion;
-
-    private volatile long lastRefreshNanos;
-    /** The last refresh of either kind (see {@link #warming}). */
-    private volatile long lastPeekNanos;
-    /** Whether the cluster window holds fewer than {@link #minWindowSamples}: refresh more often. */
-    private volatile boolean warming;
-    /**
-     * Whether the cluster window holds fewer than {@link #EAGER_SAMPLES} while warming: a reader
-     * then makes every new sample visible at once.
-     */
-    private volatile boolean eager;
-
-    private final long warmupRefreshNanos;
-    private volatile Snapshot snapshot;
+    /** The counters and windows: recording, refresh, which targets stopped completing. */
+    private final TrackerWindows windows;
+    /** The percentiles, medians and summaries over them, cached in snapshots. */
+    private final TrackerEstimates estimates;
 
     private LatencyTracker(Builder b) {
         this.window = b.window;
         this.refreshInterval = b.refreshInterval;
-        this.refreshNanos = saturatedNanos(b.refreshInterval);
-        this.sliceCount = SlidingBucketWindow.slicesFor(b.window, b.refreshInterval);
         this.minWindowSamples = b.minWindowSamples;
         this.maxWindowAge = b.maxWindowAge;
-        this.maxAgeSlices = Math.max(sliceCount, SlidingBucketWindow.slicesFor(b.maxWindowAge, b.refreshInterval));
-        this.ticker = b.ticker;
         this.maxTargets = b.maxTargets;
-        int cpus = Runtime.getRuntime().availableProcessors();
-        this.clusterCounter = new StripedBucketCounter(StripedBucketCounter.stripesFor(2 * cpus, 4, 16));
-        this.targetStripes = StripedBucketCounter.stripesFor(cpus, 2, 4);
-        this.clusterWindow = newWindow();
-        this.lastRefreshNanos = ticker.nanoTime();
-        this.lastPeekNanos = lastRefreshNanos;
-        this.warmupRefreshNanos = Math.max(1, refreshNanos / WARMUP_REFRESHES);
-        this.warming = minWindowSamples > 0;
-        this.eager = this.warming;
-        lock.lock();
-        try {
-            this.snapshot = buildSnapshot(null);
-        } finally {
-            lock.unlock();
-        }
+        int sliceCount = SlidingBucketWindow.slicesFor(b.window, b.refreshInterval);
+        this.windows = new TrackerWindows(
+                saturatedNanos(b.refreshInterval),
+                sliceCount,
+                b.minWindowSamples,
+                Math.max(sliceCount, SlidingBucketWindow.slicesFor(b.maxWindowAge, b.refreshInterval)),
+                b.maxTargets,
+                b.ticker);
+        this.estimates = new TrackerEstimates(b.ticker, windows);
     }
 
     /** @return a builder with the defaults: 30 s window, 1 s refresh, system ticker, 1024 targets */
@@ -210,7 +137,7 @@ public final class LatencyTracker {
      *     end-to-end latency); negative counts as 0, above one hour as one hour
      */
     public void record(long latencyNanos) {
-        clusterCounter.increment(StripedBucketCounter.probe(), LogLinearBuckets.indexOf(latencyNanos));
+        windows.record(latencyNanos);
     }
 
     /**
@@ -224,18 +151,7 @@ public final class LatencyTracker {
      *     end-to-end latency); negative counts as 0, above one hour as one hour
      */
     public void record(String target, long latencyNanos) {
-        long probe = StripedBucketCounter.probe();
-        int bucket = LogLinearBuckets.indexOf(latencyNanos);
-        clusterCounter.increment(probe, bucket);
-        if (target != null) {
-            TargetState t = targets.get(target);
-            if (t == null) {
-                t = addTarget(target);
-            }
-            if (t != null) {
-                t.counter.increment(probe, bucket);
-            }
-        }
+        windows.record(target, latencyNanos);
     }
 
     /**
@@ -254,25 +170,7 @@ public final class LatencyTracker {
      * @param endNanos when it answered, on the same ticker
      */
     public void recordAnswer(String target, long startNanos, long endNanos) {
-        TargetState t = null;
-        if (target != null) {
-            t = targets.get(target);
-            if (t == null) {
-                t = addTarget(target);
-            }
-        }
-        AtomicLong first = t != null ? t.firstAnswer : clusterFirstAnswer;
-        long f = first.get();
-        if (f == Long.MAX_VALUE) {
-            if (first.compareAndSet(Long.MAX_VALUE, endNanos)) {
-                return; // the first answer itself
-            }
-            f = first.get();
-        }
-        if (startNanos - f < 0) {
-            return; // started before its target's first answer: it measured the connection
-        }
-        record(target, endNanos - startNanos);
+        windows.recordAnswer(target, startNanos, endNanos);
     }
 
     /**
@@ -283,8 +181,7 @@ public final class LatencyTracker {
      * @param elapsedNanos how long the attempt had run when it was cancelled, in nanoseconds
      */
     public void recordCensored(long elapsedNanos) {
-        clusterCounter.increment(
-                StripedBucketCounter.probe(), LogLinearBuckets.BUCKET_COUNT + LogLinearBuckets.indexOf(elapsedNanos));
+        windows.recordCensored(elapsedNanos);
     }
 
     /**
@@ -295,39 +192,7 @@ public final class LatencyTracker {
      * @param elapsedNanos how long the attempt had run when it was cancelled, in nanoseconds
      */
     public void recordCensored(String target, long elapsedNanos) {
-        long probe = StripedBucketCounter.probe();
-        int bucket = LogLinearBuckets.BUCKET_COUNT + LogLinearBuckets.indexOf(elapsedNanos);
-        clusterCounter.increment(probe, bucket);
-        if (target != null) {
-            TargetState t = targets.get(target);
-            if (t == null) {
-                t = addTarget(target);
-            }
-            if (t != null) {
-                t.counter.increment(probe, bucket);
-            }
-        }
-    }
-
-    private SlidingBucketWindow newWindow() {
-        return new SlidingBucketWindow(sliceCount, minWindowSamples, maxAgeSlices);
-    }
-
-    private TargetState addTarget(String target) {
-        if (targetCount.get() >= maxTargets) {
-            return null;
-        }
-        return targets.computeIfAbsent(target, key -> {
-            while (true) {
-                int n = targetCount.get();
-                if (n >= maxTargets) {
-                    return null;
-                }
-                if (targetCount.compareAndSet(n, n + 1)) {
-                    return new TargetState(new StripedBucketCounter(targetStripes), newWindow());
-                }
-            }
-        });
+        windows.recordCensored(target, elapsedNanos);
     }
 
     // ------------------------------------------------------------------ reading (cached)
@@ -342,12 +207,7 @@ public final class LatencyTracker {
      */
     public long percentileNanos(double p) {
         checkPercentile(p);
-        Snapshot s = current();
-        int i = indexOf(s.ps, p);
-        if (i >= 0) {
-            return s.cluster.values[i];
-        }
-        return slowPercentile(p, null);
+        return estimates.percentileNanos(p);
     }
 
     /**
@@ -361,16 +221,7 @@ public final class LatencyTracker {
      */
     public long percentileNanos(double p, String target) {
         checkPercentile(p);
-        Snapshot s = current();
-        View v = target == null ? null : s.targets.get(target);
-        if (v == null) {
-            return -1;
-        }
-        int i = indexOf(s.ps, p);
-        if (i >= 0) {
-            return v.values[i];
-        }
-        return slowPercentile(p, target);
+        return estimates.percentileNanos(p, target);
     }
 
     /**
@@ -416,23 +267,17 @@ public final class LatencyTracker {
     private long targetValue(double p, long minSamples, boolean consensus) {
         checkPercentile(p);
         Checks.atLeast("minSamples", minSamples, 0);
-        Snapshot s = current();
-        for (int i = 0; i < s.medianPs.length; i++) {
-            if (s.medianPs[i] == p && s.medianMins[i] == minSamples) {
-                return consensus ? s.consensusValues[i] : s.medianValues[i];
-            }
-        }
-        return slowTargetValue(p, minSamples, consensus);
+        return estimates.targetValue(p, minSamples, consensus);
     }
 
     /** @return the samples in the cluster-wide window (cached), observed and censored */
     public long sampleCount() {
-        return current().cluster.count;
+        return estimates.current().sampleCount();
     }
 
     /** @return the censored samples in the cluster-wide window (cached) */
     public long censoredCount() {
-        return current().cluster.censored;
+        return estimates.current().censoredCount();
     }
 
     /**
@@ -440,13 +285,12 @@ public final class LatencyTracker {
      * @return the samples in that target's window (cached); 0 when the target is unknown
      */
     public long sampleCount(String target) {
-        View v = target == null ? null : current().targets.get(target);
-        return v == null ? 0 : v.count;
+        return estimates.current().sampleCount(target);
     }
 
     /** @return count, p50, p90, p95, p99, p99.9 and max of the cluster-wide window (cached), in ns */
     public LatencySummary summary() {
-        return current().cluster.summary;
+        return estimates.current().summary();
     }
 
     /**
@@ -455,8 +299,7 @@ public final class LatencyTracker {
      *     unknown or its window is empty
      */
     public LatencySummary summary(String target) {
-        View v = target == null ? null : current().targets.get(target);
-        return v == null ? LatencySummary.EMPTY : v.summary;
+        return estimates.current().summary(target);
     }
 
     /**
@@ -465,7 +308,7 @@ public final class LatencyTracker {
      *     LatencySummary#EMPTY}
      */
     public Map<String, LatencySummary> targetSummaries() {
-        return current().summaries;
+        return estimates.current().summaries();
     }
 
     /** @return how long samples count, as configured */
@@ -495,260 +338,9 @@ public final class LatencyTracker {
 
     @Override
     public String toString() {
+        TrackerSnapshot s = estimates.lastSnapshot();
         return "LatencyTracker[window=" + window + ", refreshInterval=" + refreshInterval + ", maxTargets=" + maxTargets
-                + ", samples=" + snapshot.cluster.count + ", targets=" + snapshot.targets.size() + "]";
-    }
-
-    // ------------------------------------------------------------------ refresh
-
-    private Snapshot current() {
-        long now = ticker.nanoTime();
-        if (refreshDue(now) && lock.tryLock()) {
-            try {
-                refreshIfDue(now);
-            } finally {
-                lock.unlock();
-            }
-        }
-        return snapshot;
-    }
-
-    /** An interval has ended, or, while warming up, a sixteenth of one since the last refresh. */
-    private boolean refreshDue(long now) {
-        return now - lastRefreshNanos >= refreshNanos
-                || (warming && now - lastPeekNanos >= warmupRefreshNanos)
-                || (eager && clusterCounter.maybeDirty());
-    }
-
-    /** Under the lock. */
-    private void refreshIfDue(long now) {
-        if (!refreshDue(now)) {
-            return;
-        }
-        long last = lastRefreshNanos;
-        long intervals = (now - last) / refreshNanos; // 0 for a warm-up refresh: no interval closes
-        lastPeekNanos = now;
-        clusterCounter.drainTo(collector);
-        clusterWindow.advance(intervals, collector.takeSlice());
-        for (Iterator<Map.Entry<String, TargetState>> it = targets.entrySet().iterator(); it.hasNext(); ) {
-            Map.Entry<String, TargetState> e = it.next();
-            TargetState t = e.getValue();
-            boolean drained = t.counter.drainTo(collector);
-            t.window.advance(intervals, collector.takeSlice());
-            if (!drained && t.window.total() == 0 && t.seen && !t.counter.maybeDirty()) {
-                if (targets.remove(e.getKey(), t)) {
-                    targetCount.decrementAndGet();
-                }
-            }
-            t.seen = true;
-        }
-        long[] excluded = null;
-        for (TargetState t : targets.values()) {
-            t.stale = !t.window.completesRecently();
-            if (t.stale) {
-                if (excluded == null) {
-                    excluded = new long[LogLinearBuckets.BUCKET_COUNT];
-                }
-                t.window.addCensoredTo(excluded);
-            }
-        }
-        if (excluded != null || excludedCensored != null) {
-            clusterExclusionVersion++;
-        }
-        excludedCensored = excluded;
-        lastRefreshNanos = last + intervals * refreshNanos;
-        warming = minWindowSamples > 0 && clusterWindow.total() < minWindowSamples;
-        eager = warming && clusterWindow.total() < EAGER_SAMPLES;
-        snapshot = buildSnapshot(snapshot);
-    }
-
-    private long slowPercentile(double p, String target) {
-        lock.lock();
-        try {
-            refreshIfDue(ticker.nanoTime());
-            int i = indexOf(registeredPs, p);
-            if (i < 0 && registeredPs.length < SUMMARY_PS.length + MAX_EXTRA_PERCENTILES) {
-                double[] ps = Arrays.copyOf(registeredPs, registeredPs.length + 1);
-                ps[ps.length - 1] = p;
-                Arrays.sort(ps);
-                registeredPs = ps;
-                registryVersion++;
-                snapshot = buildSnapshot(snapshot);
-                i = indexOf(registeredPs, p);
-            }
-            if (target == null) {
-                if (i >= 0) {
-                    return snapshot.cluster.values[i];
-                }
-                long[] out = new long[1];
-                clusterWindow.valuesAt(new double[] {p}, out, excludedCensored);
-                return out[0];
-            }
-            TargetState t = targets.get(target);
-            if (t == null) {
-                return -1;
-            }
-            if (i >= 0) {
-                View v = snapshot.targets.get(target);
-                return v == null ? -1 : v.values[i];
-            }
-            return t.stale ? -1 : t.window.valueAt(p);
-        } finally {
-            lock.unlock();
-        }
-    }
-
-    private long slowTargetValue(double p, long minSamples, boolean consensus) {
-        lock.lock();
-        try {
-            refreshIfDue(ticker.nanoTime());
-            for (int i = 0; i < medianPs.length; i++) {
-                if (medianPs[i] == p && medianMins[i] == minSamples) {
-                    return consensus ? snapshot.consensusValues[i] : snapshot.medianValues[i];
-                }
-            }
-            if (medianPs.length < MAX_MEDIAN_KEYS) {
-                if (indexOf(registeredPs, p) < 0) {
-                    slowPercentile(p, null); // registers p (reentrant lock)
-                }
-                if (indexOf(registeredPs, p) >= 0) {
-                    int n = medianPs.length;
-                    medianPs = Arrays.copyOf(medianPs, n + 1);
-                    medianMins = Arrays.copyOf(medianMins, n + 1);
-                    medianPs[n] = p;
-                    medianMins[n] = minSamples;
-                    snapshot = buildSnapshot(snapshot);
-                    return consensus ? snapshot.consensusValues[n] : snapshot.medianValues[n];
-                }
-            }
-            // too many distinct keys to cache: compute from the windows, under the lock
-            long[] values = new long[targets.size()];
-            long[] counts = new long[values.length];
-            int n = 0;
-            for (TargetState t : targets.values()) {
-                long count = t.window.total();
-                if (n < values.length && !t.stale && count > 0 && count >= minSamples) {
-                    long v = t.window.valueAt(p);
-                    if (v >= 0) {
-                        values[n] = v;
-                        counts[n++] = count;
-                    }
-                }
-            }
-            long median = lowerMedian(values.clone(), n);
-            return consensus ? consensus(values, counts, n, median) : median;
-        } finally {
-            lock.unlock();
-        }
-    }
-
-    /** Under the lock: a snapshot of the current windows, reusing the views that did not change. */
-    private Snapshot buildSnapshot(Snapshot previous) {
-        boolean sameRegistry = previous != null && previous.registryVersion == registryVersion;
-        boolean sameCluster = sameRegistry && previous.clusterExclusionVersion == clusterExclusionVersion;
-        View cluster = view(clusterWindow, sameCluster ? previous.cluster : null, excludedCensored, false);
-        Map<String, View> views = new HashMap<>(Math.max(16, targets.size() * 2));
-        Map<String, LatencySummary> summaries = new HashMap<>(Math.max(16, targets.size() * 2));
-        for (Map.Entry<String, TargetState> e : targets.entrySet()) {
-            View old = sameRegistry ? previous.targets.get(e.getKey()) : null;
-            TargetState t = e.getValue();
-            if (old != null && old.stale != t.stale) {
-                old = null;
-            }
-            View v = view(t.window, old, null, t.stale);
-            views.put(e.getKey(), v);
-            summaries.put(e.getKey(), v.summary);
-        }
-        long[] medianValues = new long[medianPs.length];
-        long[] consensusValues = new long[medianPs.length];
-        long[] values = new long[views.size()];
-        long[] counts = new long[views.size()];
-        long[] scratch = new long[views.size()];
-        for (int k = 0; k < medianPs.length; k++) {
-            int pi = indexOf(registeredPs, medianPs[k]);
-            int n = 0;
-            for (View v : views.values()) {
-                if (v.count > 0 && v.count >= medianMins[k] && v.values[pi] >= 0) {
-                    values[n] = v.values[pi];
-                    counts[n++] = v.count;
-                }
-            }
-            System.arraycopy(values, 0, scratch, 0, n);
-            medianValues[k] = lowerMedian(scratch, n);
-            consensusValues[k] = consensus(values, counts, n, medianValues[k]);
-        }
-        return new Snapshot(
-                registeredPs,
-                registryVersion,
-                clusterExclusionVersion,
-                cluster,
-                views,
-                Map.copyOf(summaries),
-                medianPs.clone(),
-                medianMins.clone(),
-                medianValues,
-                consensusValues);
-    }
-
-    private View view(SlidingBucketWindow w, View old, long[] excluded, boolean stale) {
-        if (old != null && old.window == w && old.windowVersion == w.version()) {
-            return old;
-        }
-        long[] values = new long[registeredPs.length];
-        if (stale) {
-            Arrays.fill(values, -1L);
-        } else {
-            w.valuesAt(registeredPs, values, excluded);
-        }
-        long count = w.total();
-        LatencySummary summary = count == 0 || values[0] < 0
-                ? LatencySummary.EMPTY
-                : new LatencySummary(
-                        count,
-                        values[indexOf(registeredPs, 0.5)],
-                        values[indexOf(registeredPs, 0.9)],
-                        values[indexOf(registeredPs, 0.95)],
-                        values[indexOf(registeredPs, 0.99)],
-                        values[indexOf(registeredPs, 0.999)],
-                        w.max());
-        return new View(count, w.censored(), values, summary, w, w.version(), stale);
-    }
-
-    private static long lowerMedian(long[] values, int n) {
-        if (n == 0) {
-            return -1;
-        }
-        Arrays.sort(values, 0, n);
-        return values[(n - 1) / 2];
-    }
-
-    /**
-     * The sample-weighted mean of {@code values[0..n)} within a factor {@link #CONSENSUS_FACTOR} of
-     * {@code median} (one of them), or -1 when {@code n == 0}.
-     */
-    private static long consensus(long[] values, long[] counts, int n, long median) {
-        if (n == 0 || median < 0) {
-            return -1;
-        }
-        double weighted = 0;
-        double weight = 0;
-        for (int i = 0; i < n; i++) {
-            long v = values[i];
-            if (v <= median * CONSENSUS_FACTOR && v * CONSENSUS_FACTOR >= median) {
-                weighted += (double) v * counts[i];
-                weight += counts[i];
-            }
-        }
-        return Math.round(weighted / weight);
-    }
-
-    private static int indexOf(double[] ps, double p) {
-        for (int i = 0; i < ps.length; i++) {
-            if (ps[i] == p) {
-                return i;
-            }
-        }
-        return -1;
+                + ", samples=" + s.sampleCount() + ", targets=" + s.targetCount() + "]";
     }
 
     private static void checkPercentile(double p) {
@@ -762,89 +354,6 @@ public final class LatencyTracker {
             return d.toNanos();
         } catch (ArithmeticException e) {
             return Long.MAX_VALUE;
-        }
-    }
-
-    // ------------------------------------------------------------------ state
-
-    /** A tracked target: its hot-path counter and (under the lock) its window. */
-    private static final class TargetState {
-        final StripedBucketCounter counter;
-        final SlidingBucketWindow window;
-        /** When this target's first answer ended ({@link #recordAnswer}); unset: MAX_VALUE. */
-        final AtomicLong firstAnswer = new AtomicLong(Long.MAX_VALUE);
-
-        boolean seen; // under the lock: a refresh has already seen it (not evicted before)
-        boolean stale; // under the lock: its recent samples are all censored (it stopped completing)
-
-        TargetState(StripedBucketCounter counter, SlidingBucketWindow window) {
-            this.counter = counter;
-            this.window = window;
-        }
-    }
-
-    /** Cached values of one window, aligned with the snapshot's registered percentiles. Immutable. */
-    private static final class View {
-        final long count;
-        final long censored;
-        final long[] values;
-        final LatencySummary summary;
-        final SlidingBucketWindow window; // identity only: read under the lock, never by readers
-        final long windowVersion;
-        final boolean stale;
-
-        View(
-                long count,
-                long censored,
-                long[] values,
-                LatencySummary summary,
-                SlidingBucketWindow window,
-                long windowVersion,
-                boolean stale) {
-            this.count = count;
-            this.censored = censored;
-            this.values = values;
-            this.summary = summary;
-            this.window = window;
-            this.windowVersion = windowVersion;
-            this.stale = stale;
-        }
-    }
-
-    /** Everything readers see, published through one volatile write. Immutable. */
-    private static final class Snapshot {
-        final double[] ps;
-        final long registryVersion;
-        final long clusterExclusionVersion;
-        final View cluster;
-        final Map<String, View> targets;
-        final Map<String, LatencySummary> summaries;
-        final double[] medianPs;
-        final long[] medianMins;
-        final long[] medianValues;
-        final long[] consensusValues;
-
-        Snapshot(
-                double[] ps,
-                long registryVersion,
-                long clusterExclusionVersion,
-                View cluster,
-                Map<String, View> targets,
-                Map<String, LatencySummary> summaries,
-                double[] medianPs,
-                long[] medianMins,
-                long[] medianValues,
-                long[] consensusValues) {
-            this.ps = ps;
-            this.registryVersion = registryVersion;
-            this.clusterExclusionVersion = clusterExclusionVersion;
-            this.cluster = cluster;
-            this.targets = targets;
-            this.summaries = summaries;
-            this.medianPs = medianPs;
-            this.medianMins = medianMins;
-            this.medianValues = medianValues;
-            this.consensusValues = consensusValues;
         }
     }
 

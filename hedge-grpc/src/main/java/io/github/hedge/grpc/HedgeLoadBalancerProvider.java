@@ -39,7 +39,7 @@ import java.util.Map;
  */
 public final class HedgeLoadBalancerProvider extends LoadBalancerProvider {
     /** The policy name: {@value}. */
-    public static final String POLICY_NAME = "hedge_round_robin";
+    public static final String POLICY_NAME = BalancerConfig.POLICY_NAME;
 
     /** Creates the provider; grpc's registry does this through {@link java.util.ServiceLoader}. */
     public HedgeLoadBalancerProvider() {}

@@ -1,45 +1,36 @@
 package io.github.hedge.benchmarks.grpc;
 
+import static io.github.hedge.benchmarks.grpc.BenchClients.TARGETS;
+import static io.github.hedge.benchmarks.grpc.BenchClients.channel;
+import static io.github.hedge.benchmarks.grpc.BenchClients.lastInterceptor;
+import static io.github.hedge.benchmarks.grpc.BenchClients.registerResolver;
+import static io.github.hedge.benchmarks.grpc.BenchServers.ALPHA;
+import static io.github.hedge.benchmarks.grpc.BenchServers.BACKENDS;
+import static io.github.hedge.benchmarks.grpc.BenchServers.XM_MS;
+import static io.github.hedge.benchmarks.grpc.BenchServers.attemptReader;
+import static io.github.hedge.benchmarks.grpc.Figures.table;
+
+import io.github.hedge.benchmarks.grpc.BenchClients.Mode;
+import io.github.hedge.benchmarks.grpc.BenchServers.Backend;
+import io.github.hedge.benchmarks.grpc.BenchServers.CallIds;
+import io.github.hedge.benchmarks.grpc.BenchServers.World;
 import io.github.hedge.benchmarks.grpc.proto.BenchGrpc;
-import io.github.hedge.benchmarks.grpc.proto.BenchReply;
 import io.github.hedge.benchmarks.grpc.proto.BenchRequest;
-import io.github.hedge.grpc.HedgeHeaders;
-import io.github.hedge.grpc.HedgeLoadBalancerProvider;
 import io.github.hedge.grpc.HedgingClientInterceptor;
-import io.grpc.Context;
-import io.grpc.Contexts;
-import io.grpc.EquivalentAddressGroup;
-import io.grpc.ForwardingServerCall;
 import io.grpc.ManagedChannel;
-import io.grpc.Metadata;
-import io.grpc.NameResolver;
-import io.grpc.NameResolverProvider;
-import io.grpc.NameResolverRegistry;
 import io.grpc.Server;
-import io.grpc.ServerCall;
-import io.grpc.ServerCallHandler;
-import io.grpc.ServerInterceptor;
 import io.grpc.ServerInterceptors;
-import io.grpc.StatusOr;
-import io.grpc.netty.NettyChannelBuilder;
 import io.grpc.netty.NettyServerBuilder;
-import io.grpc.stub.ServerCallStreamObserver;
-import io.grpc.stub.StreamObserver;
 import java.net.InetSocketAddress;
-import java.net.URI;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
-import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicLongArray;
-import org.HdrHistogram.Histogram;
 import org.HdrHistogram.Recorder;
 
 /**
@@ -67,289 +58,7 @@ import org.HdrHistogram.Recorder;
  * </pre>
  */
 public final class GrpcHedgeBench {
-    static final int BACKENDS = 3;
-    static final double XM_MS = 2.0;
-    static final double ALPHA = 1.5;
-    static final double CAP_MS = 2000;
     static final String METHOD = "hedge.bench.Bench/Get";
-
-    // ------------------------------------------------------------------ servers
-
-    /** Server-side state shared by the three backends for the current run. */
-    static final class World {
-        volatile double globalFactor = 1.0;
-        final double[] backendFactor = new double[BACKENDS];
-        volatile boolean earlyHeaders;
-        /** What the servers received for the first {@link #headCalls} calls of a segment, and for the rest. */
-        final Received[] parts = {new Received(), new Received()};
-        /** Calls of a segment (by start order) counted in {@code parts[0]}; 0 = every call in {@code parts[1]}. */
-        volatile long headCalls;
-
-        final ConcurrentHashMap<Long, Integer> backendsOfCall = new ConcurrentHashMap<>();
-        volatile AtomicLongArray execsPerSecond = new AtomicLongArray(1);
-        volatile long runStartNanos;
-        volatile boolean counting;
-
-        World() {
-            java.util.Arrays.fill(backendFactor, 1.0);
-        }
-
-        void resetScenario() {
-            globalFactor = 1.0;
-            java.util.Arrays.fill(backendFactor, 1.0);
-            earlyHeaders = false;
-        }
-
-        void resetCounters(int seconds, long headCalls) {
-            counting = false;
-            for (Received r : parts) {
-                r.executions.set(0);
-                r.hedges.set(0);
-                r.hedgesOnUsedBackend.set(0);
-            }
-            this.headCalls = headCalls;
-            backendsOfCall.clear();
-            execsPerSecond = new AtomicLongArray(seconds + 2);
-        }
-
-        /** @return 0 for a call among the segment's first {@link #headCalls}, else 1 */
-        int partOf(long id) {
-            return CallIds.indexOf(id) <= headCalls ? 0 : 1;
-        }
-    }
-
-    /** Attempts the servers received, and how many were a call's later attempts (hedges). */
-    static final class Received {
-        final AtomicLong executions = new AtomicLong();
-        final AtomicLong hedges = new AtomicLong();
-        final AtomicLong hedgesOnUsedBackend = new AtomicLong();
-    }
-
-    static final Context.Key<Integer> ATTEMPT = Context.key("attempt");
-    static final Metadata.Key<String> NATIVE_PREVIOUS =
-            Metadata.Key.of("grpc-previous-rpc-attempts", Metadata.ASCII_STRING_MARSHALLER);
-
-    static double drawMillis(long id, int backend, int attempt) {
-        long h = mix(id * 0x9E3779B97F4A7C15L + (backend + 1) * 0xC2B2AE3D27D4EB4FL + attempt * 0x165667B19E3779F9L);
-        double u = ((h >>> 11) + 0.5) * 0x1.0p-53;
-        return Math.min(CAP_MS, XM_MS / Math.pow(u, 1.0 / ALPHA));
-    }
-
-    static long mix(long z) {
-        z = (z ^ (z >>> 30)) * 0xBF58476D1CE4E5B9L;
-        z = (z ^ (z >>> 27)) * 0x94D049BB133111EBL;
-        return z ^ (z >>> 31);
-    }
-
-    static final class Backend extends BenchGrpc.BenchImplBase {
-        final int index;
-        final World world;
-        final ScheduledExecutorService timer;
-
-        Backend(int index, World world, ScheduledExecutorService timer) {
-            this.index = index;
-            this.world = world;
-            this.timer = timer;
-        }
-
-        @Override
-        public void get(BenchRequest request, StreamObserver<BenchReply> out) {
-            int attempt = ATTEMPT.get();
-            long id = request.getId();
-            Received received = world.parts[world.partOf(id)];
-            if (world.counting) {
-                received.executions.incrementAndGet();
-                int sec = (int) ((System.nanoTime() - world.runStartNanos) / 1_000_000_000L);
-                AtomicLongArray per = world.execsPerSecond;
-                if (sec >= 0 && sec < per.length()) {
-                    per.incrementAndGet(sec);
-                }
-            }
-            int bit = 1 << index;
-            boolean[] repeat = new boolean[2]; // [a later attempt of the call, on a backend it already used]
-            world.backendsOfCall.compute(id, (k, mask) -> {
-                if (mask == null) {
-                    return bit;
-                }
-                repeat[0] = true;
-                repeat[1] = (mask & bit) != 0;
-                return mask | bit;
-            });
-            if (repeat[0] && world.counting) {
-                received.hedges.incrementAndGet();
-                if (repeat[1]) {
-                    received.hedgesOnUsedBackend.incrementAndGet();
-                }
-            }
-            double ms = drawMillis(id, index, attempt) * world.globalFactor * world.backendFactor[index];
-            ServerCallStreamObserver<BenchReply> so = (ServerCallStreamObserver<BenchReply>) out;
-            AtomicBoolean cancelled = new AtomicBoolean();
-            so.setOnCancelHandler(() -> cancelled.set(true));
-            timer.schedule(
-                    () -> {
-                        if (cancelled.get()) {
-                            return;
-                        }
-                        so.onNext(BenchReply.newBuilder().setBackend(index).build());
-                        so.onCompleted();
-                    },
-                    (long) (ms * 1000),
-                    TimeUnit.MICROSECONDS);
-        }
-    }
-
-    /** Reads the attempt number (hedge-grpc's marker or native's previous-attempts header); counts repeats. */
-    static ServerInterceptor attemptReader(int index, World world) {
-        return new ServerInterceptor() {
-            @Override
-            public <Q, R> ServerCall.Listener<Q> interceptCall(
-                    ServerCall<Q, R> call, Metadata headers, ServerCallHandler<Q, R> next) {
-                int attempt = HedgeHeaders.attemptNumber(headers);
-                String prev = headers.get(NATIVE_PREVIOUS);
-                if (prev != null) {
-                    attempt = Math.max(attempt, Integer.parseInt(prev.trim()) + 1);
-                }
-                ServerCall<Q, R> c = call;
-                if (world.earlyHeaders) {
-                    call.sendHeaders(new Metadata());
-                    c = new ForwardingServerCall.SimpleForwardingServerCall<Q, R>(call) {
-                        @Override
-                        public void sendHeaders(Metadata h) {}
-                    };
-                }
-                return Contexts.interceptCall(Context.current().withValue(ATTEMPT, attempt), c, headers, next);
-            }
-        };
-    }
-
-    // ------------------------------------------------------------------ name resolution
-
-    static final Map<String, List<InetSocketAddress>> TARGETS = new ConcurrentHashMap<>();
-
-    static void registerResolver() {
-        NameResolverRegistry.getDefaultRegistry().register(new NameResolverProvider() {
-            @Override
-            protected boolean isAvailable() {
-                return true;
-            }
-
-            @Override
-            protected int priority() {
-                return 5;
-            }
-
-            @Override
-            public String getDefaultScheme() {
-                return "benchstatic";
-            }
-
-            @Override
-            public NameResolver newNameResolver(URI uri, NameResolver.Args args) {
-                if (!"benchstatic".equals(uri.getScheme())) {
-                    return null;
-                }
-                List<InetSocketAddress> addrs = TARGETS.get(uri.getPath().substring(1));
-                return new NameResolver() {
-                    @Override
-                    public String getServiceAuthority() {
-                        return "bench";
-                    }
-
-                    @Override
-                    public void start(Listener2 listener) {
-                        List<EquivalentAddressGroup> groups = new ArrayList<>();
-                        for (InetSocketAddress a : addrs) {
-                            groups.add(new EquivalentAddressGroup(a));
-                        }
-                        listener.onResult(ResolutionResult.newBuilder()
-                                .setAddressesOrError(StatusOr.fromValue(groups))
-                                .build());
-                    }
-
-                    @Override
-                    public void shutdown() {}
-                };
-            }
-        });
-    }
-
-    // ------------------------------------------------------------------ clients
-
-    enum Mode {
-        NONE,
-        NATIVE,
-        HEDGE
-    }
-
-    /** The interceptor of the latest hedge-grpc run, for its stats. */
-    static volatile HedgingClientInterceptor lastInterceptor;
-
-    static ManagedChannel channel(Mode mode, double nativeDelayMs) {
-        NettyChannelBuilder b =
-                NettyChannelBuilder.forTarget("benchstatic:///bench").usePlaintext();
-        switch (mode) {
-            case NONE:
-                b.defaultLoadBalancingPolicy("round_robin");
-                break;
-            case NATIVE:
-                Map<String, Object> hedging = new LinkedHashMap<>();
-                hedging.put("maxAttempts", 2.0);
-                hedging.put("hedgingDelay", String.format(Locale.ROOT, "%.6fs", nativeDelayMs / 1000.0));
-                hedging.put("nonFatalStatusCodes", List.of("UNAVAILABLE"));
-                Map<String, Object> method = new LinkedHashMap<>();
-                method.put("name", List.of(Map.of("service", "hedge.bench.Bench")));
-                method.put("hedgingPolicy", hedging);
-                Map<String, Object> config = new LinkedHashMap<>();
-                config.put("methodConfig", List.of(method));
-                config.put("loadBalancingConfig", List.of(Map.of("round_robin", Map.of())));
-                b.defaultServiceConfig(config).enableRetry();
-                break;
-            case HEDGE:
-            default:
-                lastInterceptor = HedgingClientInterceptor.ofDefaults();
-                b.defaultLoadBalancingPolicy(HedgeLoadBalancerProvider.POLICY_NAME)
-                        .intercept(lastInterceptor);
-                break;
-        }
-        return b.build();
-    }
-
-    /** The figures of measured calls, pooled over segments. */
-    static class Figures {
-        final String label;
-        final Histogram latencyMicros = new Histogram(3);
-        long calls;
-        long executions;
-        long hedges;
-        long hedgesOnUsedBackend;
-        long failures;
-        double[] extraPerSecond = new double[0];
-
-        Figures(String label) {
-            this.label = label;
-        }
-
-        double extraLoad() {
-            return calls == 0 ? 0 : (double) executions / calls - 1.0;
-        }
-
-        void resetFigures() {
-            latencyMicros.reset();
-            calls = 0;
-            executions = 0;
-            hedges = 0;
-            hedgesOnUsedBackend = 0;
-            failures = 0;
-        }
-
-        double ms(double p) {
-            return latencyMicros.getValueAtPercentile(p) / 1000.0;
-        }
-
-        double sameBackendShare() {
-            return hedges == 0 ? 0 : (double) hedgesOnUsedBackend / hedges;
-        }
-    }
 
     /**
      * One client configuration with its own channel (kept across segments, so hedge-grpc's latency
@@ -510,22 +219,6 @@ public final class GrpcHedgeBench {
             perSecond[s] = c == 0 ? 0 : (double) world.execsPerSecond.get(s) / c - 1.0;
         }
         tail.extraPerSecond = perSecond;
-    }
-
-    /** Call ids never repeat across segments, so no segment inherits another's per-call state. */
-    static final class CallIds {
-        static final long STEP = 1L << 40;
-        static final AtomicLong BASE = new AtomicLong();
-
-        /** @return a new segment's base; its calls are base + 1, base + 2, ... */
-        static long next() {
-            return BASE.addAndGet(STEP);
-        }
-
-        /** @return the call's number within its segment, from 1 */
-        static long indexOf(long id) {
-            return id & (STEP - 1);
-        }
     }
 
     static final java.util.function.IntConsumer NOTHING = s -> {};
@@ -910,26 +603,6 @@ public final class GrpcHedgeBench {
                 rounds,
                 segmentSeconds,
                 warmupSeconds);
-    }
-
-    /** Appends a Markdown table of the figures. */
-    static void table(StringBuilder out, List<? extends Figures> rows) {
-        out.append(
-                "| scenario / mode | calls | p50 ms | p99 ms | p999 ms | extra load | hedges | hedges on a used backend |\n");
-        out.append("|---|---:|---:|---:|---:|---:|---:|---:|\n");
-        for (Figures r : rows) {
-            out.append(String.format(
-                    Locale.ROOT,
-                    "| %s | %d | %.2f | %.2f | %.2f | %.2f%% | %d | %s |%n",
-                    r.label,
-                    r.calls,
-                    r.ms(50),
-                    r.ms(99),
-                    r.ms(99.9),
-                    100 * r.extraLoad(),
-                    r.hedges,
-                    r.hedges == 0 ? "-" : String.format(Locale.ROOT, "%.1f%%", 100 * r.sameBackendShare())));
-        }
     }
 
     private static double average(double[] v, int from) {

@@ -146,37 +146,26 @@ public final class SweepSim {
                 case "hedged":
                     j.field("extra_load", Percentiles.round5(r.hedgedExtraLoad))
                             .field("hedges_sent", r.hedgedSent)
-                            .field("budget_denied", r.hedgedDenied)
-                            .field("final_delay_ms", Percentiles.round(r.hedgedFinalDelayMs))
-                            .field("delay_log_mean", Percentiles.round5(r.delayLogMean))
-                            .field("delay_log_sd", Percentiles.round5(r.delayLogSd))
-                            .field("attempt_time_over_unhedged", Percentiles.round5(r.hedgedAttemptTime));
+                            .field("budget_denied", r.hedgedDenied);
+                    TailJson.hedgedDelay(j, r);
+                    TailJson.attemptTime(j, r.hedgedAttemptTime);
                     break;
                 case "fixed":
                     j.field("extra_load", Percentiles.round5(r.fixedExtraLoad))
                             .field("hedges_sent", r.fixedSent)
-                            .field("budget_denied", r.fixedDenied)
-                            .field("attempt_time_over_unhedged", Percentiles.round5(r.fixedAttemptTime));
+                            .field("budget_denied", r.fixedDenied);
+                    TailJson.attemptTime(j, r.fixedAttemptTime);
                     break;
                 case "oracle":
-                    j.field("delay_ms", Percentiles.round(r.dStarMs))
-                            .field("extra_load", Percentiles.round5(r.oracleExtraLoad))
-                            .field("attempt_time_over_unhedged", Percentiles.round5(r.oracleAttemptTime));
+                    TailJson.oracle(j, r);
                     break;
                 default:
                     break;
             }
             j.endObject();
         }
+        TailJson.estimatedUnhedged(j, r, false);
         if (r.estimatedUnhedged != null) {
-            j.beginObject("estimated_unhedged")
-                    .field("p99", Percentiles.round(r.estimatedUnhedged[0]))
-                    .field("p999", Percentiles.round(r.estimatedUnhedged[1]))
-                    .field("p99_over_true", Percentiles.round(r.estimatedUnhedged[0] / u.at(0.99)))
-                    .field("p999_over_true", Percentiles.round(r.estimatedUnhedged[1] / u.at(0.999)))
-                    .field("p99_supported", r.estimateSupported[0])
-                    .field("p999_supported", r.estimateSupported[1])
-                    .endObject();
             summary.addEstimate(
                     c, r.estimatedUnhedged[0] / u.at(0.99), r.estimatedUnhedged[1] / u.at(0.999), r.estimateSupported);
         }

@@ -1,10 +1,7 @@
 package io.github.hedge.core.micrometer;
 
-import io.github.hedge.core.DelaySource;
 import io.github.hedge.core.HedgeSavings;
 import io.github.hedge.core.HedgedExecutor;
-import io.github.hedge.core.LatencySummary;
-import io.github.hedge.core.event.AttemptRecord;
 import io.github.hedge.core.event.BudgetExhausted;
 import io.github.hedge.core.event.CallCompleted;
 import io.github.hedge.core.event.HedgeEvent;
@@ -15,24 +12,13 @@ import io.github.hedge.core.event.HedgeWon;
 import io.github.hedge.core.event.NotHedged;
 import io.github.hedge.core.event.Subscription;
 import io.github.hedge.core.internal.Checks;
-import io.micrometer.core.instrument.Counter;
-import io.micrometer.core.instrument.Gauge;
-import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Tag;
 import io.micrometer.core.instrument.Tags;
-import io.micrometer.core.instrument.TimeGauge;
-import io.micrometer.core.instrument.Timer;
 import io.micrometer.core.instrument.binder.MeterBinder;
-import java.lang.ref.WeakReference;
-import java.util.ArrayList;
-import java.util.List;
-import java.util.Locale;
 import java.util.Objects;
 import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.TimeUnit;
 import java.util.function.ToDoubleFunction;
 import java.util.function.ToLongFunction;
 
@@ -132,18 +118,7 @@ public final class HedgeMetrics implements MeterBinder, AutoCloseable {
     public static final String DEFAULT_PREFIX = "hedge";
 
     /** Distinct {@code operation} tag values per registry before further ones become {@code other}. */
-    public static final int MAX_OPERATIONS = 100;
-
-    static final String TAG_NAME = "name";
-    static final String TAG_OUTCOME = "outcome";
-    static final String TAG_KIND = "kind";
-    static final String TAG_REASON = "reason";
-    static final String TAG_OPERATION = "operation";
-    static final String NO_OPERATION = "none";
-    static final String OTHER_OPERATION = "other";
-
-    private static final Set<String> RESERVED_TAGS = Set.of(TAG_NAME, TAG_OUTCOME, TAG_KIND, TAG_REASON, TAG_OPERATION);
-    private static final String[] KINDS = {"primary", "hedge"};
+    public static final int MAX_OPERATIONS = MeterTags.MAX_OPERATIONS;
 
     private final String name;
     private final HedgeEvents events;
@@ -154,7 +129,7 @@ public final class HedgeMetrics implements MeterBinder, AutoCloseable {
     private final GaugeSource<?> gauges;
     private final boolean savingsGauges;
 
-    private final CopyOnWriteArrayList<Binding> bindings = new CopyOnWriteArrayList<>();
+    private final CopyOnWriteArrayList<MeterBinding> bindings = new CopyOnWriteArrayList<>();
     private Subscription subscription; // guarded by this
     private boolean closed; // guarded by this
 
@@ -162,7 +137,7 @@ public final class HedgeMetrics implements MeterBinder, AutoCloseable {
         this.name = b.name;
         this.events = b.events;
         this.prefix = b.prefix;
-        this.commonTags = b.tags.and(TAG_NAME, b.name);
+        this.commonTags = b.tags.and(MeterTags.NAME, b.name);
         this.percentileHistogram = b.percentileHistogram;
         this.tagOperation = b.tagOperation;
         this.gauges = b.gauges;
@@ -233,14 +208,14 @@ public final class HedgeMetrics implements MeterBinder, AutoCloseable {
         if (closed) {
             throw new IllegalStateException("HedgeMetrics for '" + name + "' is closed");
         }
-        for (Binding b : bindings) {
+        for (MeterBinding b : bindings) {
             if (b.registry == registry) {
                 return;
             }
         }
-        Binding binding = new Binding(registry);
+        MeterBinding binding = new MeterBinding(registry, prefix, commonTags, percentileHistogram, tagOperation);
         if (gauges != null) {
-            gauges.register(this, binding);
+            gauges.register(binding, savingsGauges);
         }
         bindings.add(binding);
         if (subscription == null) {
@@ -272,320 +247,15 @@ public final class HedgeMetrics implements MeterBinder, AutoCloseable {
             subscription.close();
             subscription = null;
         }
-        for (Binding b : bindings) {
+        for (MeterBinding b : bindings) {
             b.removeAll();
         }
         bindings.clear();
     }
 
     private void onEvent(HedgeEvent event) {
-        for (Binding b : bindings) {
+        for (MeterBinding b : bindings) {
             b.record(event);
-        }
-    }
-
-    private String meterName(String suffix) {
-        return prefix + "." + suffix;
-    }
-
-    private static String lower(Enum<?> e) {
-        return e.name().toLowerCase(Locale.ROOT);
-    }
-
-    /** The meters of one registry. */
-    private final class Binding {
-        final MeterRegistry registry;
-        private final List<Meter> meters = new ArrayList<>(); // guarded by this
-        private boolean removed; // guarded by this
-
-        final Counter[] hedgesSent;
-        final Counter hedgesWon;
-        final Counter budgetDenied;
-        final Counter[] notHedged;
-        final CallMeters untagged;
-        final ConcurrentHashMap<String, CallMeters> byOperation;
-
-        Binding(MeterRegistry registry) {
-            this.registry = registry;
-            HedgeSent.Reason[] sentReasons = HedgeSent.Reason.values();
-            hedgesSent = new Counter[sentReasons.length];
-            for (HedgeSent.Reason r : sentReasons) {
-                hedgesSent[r.ordinal()] = counter(
-                        "hedges.sent",
-                        "hedges sent: extra attempts beyond the primary",
-                        "hedges",
-                        Tags.of(TAG_REASON, lower(r)));
-            }
-            hedgesWon = counter("hedges.won", "calls whose answer came from a hedge", "hedges", Tags.empty());
-            budgetDenied = counter(
-                    "budget.denied",
-                    "hedges refused for good by the hedge budget (a hedge that waited and got a token is not one)",
-                    "hedges",
-                    Tags.empty());
-            NotHedged.Reason[] notReasons = NotHedged.Reason.values();
-            notHedged = new Counter[notReasons.length];
-            for (NotHedged.Reason r : notReasons) {
-                notHedged[r.ordinal()] = counter(
-                        "not.hedged",
-                        "calls, or further attempts of them, deliberately not hedged",
-                        "calls",
-                        Tags.of(TAG_REASON, lower(r)));
-            }
-            if (tagOperation) {
-                untagged = null;
-                byOperation = new ConcurrentHashMap<>();
-            } else {
-                untagged = new CallMeters(this, Tags.empty());
-                byOperation = null;
-            }
-        }
-
-        Counter counter(String suffix, String description, String unit, Tags tags) {
-            return track(Counter.builder(meterName(suffix))
-                    .description(description)
-                    .baseUnit(unit)
-                    .tags(commonTags)
-                    .tags(tags)
-                    .register(registry));
-        }
-
-        Timer timer(String suffix, String description, Tags tags, boolean histogram) {
-            return track(Timer.builder(meterName(suffix))
-                    .description(description)
-                    .tags(commonTags)
-                    .tags(tags)
-                    .publishPercentileHistogram(histogram)
-                    .register(registry));
-        }
-
-        /** Remembers a meter for removal; removes it at once if the binding was already closed. */
-        synchronized <M extends Meter> M track(M meter) {
-            if (removed) {
-                registry.remove(meter);
-            } else {
-                meters.add(meter);
-            }
-            return meter;
-        }
-
-        synchronized void removeAll() {
-            removed = true;
-            for (Meter m : meters) {
-                registry.remove(m);
-            }
-            meters.clear();
-        }
-
-        void record(HedgeEvent event) {
-            if (event instanceof CallCompleted c) {
-                callMeters(c.operation()).record(c);
-            } else if (event instanceof HedgeSent s) {
-                hedgesSent[s.reason().ordinal()].increment();
-            } else if (event instanceof HedgeWon) {
-                hedgesWon.increment();
-            } else if (event instanceof BudgetExhausted) {
-                budgetDenied.increment();
-            } else if (event instanceof NotHedged n) {
-                notHedged[n.reason().ordinal()].increment();
-            }
-            // AttemptStarted: counted from CallCompleted's trace, which adapters publish too
-        }
-
-        private CallMeters callMeters(String operation) {
-            if (untagged != null) {
-                return untagged;
-            }
-            String op = operation == null ? NO_OPERATION : operation;
-            CallMeters m = byOperation.get(op);
-            if (m != null) {
-                return m;
-            }
-            // a new label: decided under the binding's monitor, so threads bringing new labels at
-            // once cannot all pass the size check: at most MAX_OPERATIONS labels, plus "other"
-            synchronized (this) {
-                m = byOperation.get(op);
-                if (m != null) {
-                    return m;
-                }
-                if (byOperation.size() >= MAX_OPERATIONS) {
-                    op = OTHER_OPERATION;
-                    m = byOperation.get(op);
-                    if (m != null) {
-                        return m;
-                    }
-                }
-                m = new CallMeters(this, Tags.of(TAG_OPERATION, op));
-                byOperation.put(op, m);
-                return m;
-            }
-        }
-    }
-
-    /** The meters fed by {@link CallCompleted}, for one registry and (optionally) one operation. */
-    private final class CallMeters {
-        final Counter[] calls;
-        final Counter[][] attempts; // [AttemptOutcome][kind]
-        final Timer[] attemptLatency; // [kind]
-        final Timer[] callLatency; // [CallOutcome]
-
-        CallMeters(Binding b, Tags tags) {
-            CallCompleted.CallOutcome[] callOutcomes = CallCompleted.CallOutcome.values();
-            calls = new Counter[callOutcomes.length];
-            callLatency = new Timer[callOutcomes.length];
-            for (CallCompleted.CallOutcome o : callOutcomes) {
-                Tags t = tags.and(TAG_OUTCOME, lower(o));
-                calls[o.ordinal()] = b.counter("calls", "hedged calls completed", "calls", t);
-                callLatency[o.ordinal()] =
-                        b.timer("call.latency", "total time of hedged calls, all attempts included", t, false);
-            }
-            AttemptRecord.AttemptOutcome[] attemptOutcomes = AttemptRecord.AttemptOutcome.values();
-            attempts = new Counter[attemptOutcomes.length][KINDS.length];
-            for (AttemptRecord.AttemptOutcome o : attemptOutcomes) {
-                for (int k = 0; k < KINDS.length; k++) {
-                    attempts[o.ordinal()][k] = b.counter(
-                            "attempts",
-                            "attempts of completed hedged calls",
-                            "attempts",
-                            tags.and(TAG_OUTCOME, lower(o)).and(TAG_KIND, KINDS[k]));
-                }
-            }
-            attemptLatency = new Timer[KINDS.length];
-            for (int k = 0; k < KINDS.length; k++) {
-                attemptLatency[k] = b.timer(
-                        "attempt.latency",
-                        "duration of each attempt until it completed or was cancelled",
-                        tags.and(TAG_KIND, KINDS[k]),
-                        percentileHistogram);
-            }
-        }
-
-        void record(CallCompleted c) {
-            int o = c.outcome().ordinal();
-            calls[o].increment();
-            if (c.totalNanos() >= 0) {
-                callLatency[o].record(c.totalNanos(), TimeUnit.NANOSECONDS);
-            }
-            for (AttemptRecord a : c.attempts()) {
-                int kind = a.attemptNumber() > 1 ? 1 : 0;
-                attempts[a.outcome().ordinal()][kind].increment();
-                if (a.durationNanos() >= 0) {
-                    attemptLatency[kind].record(a.durationNanos(), TimeUnit.NANOSECONDS);
-                }
-            }
-        }
-    }
-
-    /** Percentiles of {@link HedgeSavings} as time gauges, and whether each estimate is supported, tagged {@code percentile}. */
-    private static final double[] SAVINGS_PERCENTILES = {0.5, 0.99, 0.999};
-
-    private static long savingsValue(LatencySummary s, int i) {
-        long v = i == 0 ? s.p50Nanos() : i == 1 ? s.p99Nanos() : s.p999Nanos();
-        return v;
-    }
-
-    static void registerSavings(HedgeMetrics outer, HedgeMetrics.Binding b, HedgedExecutor executor) {
-        for (int i = 0; i < SAVINGS_PERCENTILES.length; i++) {
-            int k = i;
-            double p = SAVINGS_PERCENTILES[i];
-            String tag = Double.toString(p); // 0.5, 0.99, 0.999
-            b.track(TimeGauge.builder(outer.meterName("latency.hedged"), executor, TimeUnit.NANOSECONDS, x -> {
-                        long v = savingsValue(x.savings().hedged(), k);
-                        return v < 0 ? Double.NaN : v;
-                    })
-                    .description("latency of successful calls over the savings window (HedgedExecutor.savings())")
-                    .tags(outer.commonTags)
-                    .tag("percentile", tag)
-                    .register(b.registry));
-            b.track(TimeGauge.builder(
-                            outer.meterName("latency.unhedged.estimated"), executor, TimeUnit.NANOSECONDS, x -> {
-                                long v = savingsValue(x.savings().unhedgedEstimate(), k);
-                                return v < 0 ? Double.NaN : v;
-                            })
-                    .description("estimated latency of the same calls without hedging (cancelled primaries as"
-                            + " lower bounds, Kaplan-Meier); NaN where the data do not support it; see"
-                            + " HedgedExecutor.savings()")
-                    .tags(outer.commonTags)
-                    .tag("percentile", tag)
-                    .register(b.registry));
-            b.track(Gauge.builder(
-                            outer.meterName("latency.unhedged.supported"),
-                            executor,
-                            x -> x.savings().isEstimateSupported(p) ? 1 : 0)
-                    .description("1 when the data support the unhedged estimate at this percentile (its"
-                            + " approximate 95% interval within 10% of it), else 0; see HedgeSavings")
-                    .tags(outer.commonTags)
-                    .tag("percentile", tag)
-                    .register(b.registry));
-        }
-    }
-
-    static void registerDelaySource(HedgeMetrics outer, HedgeMetrics.Binding b, HedgedExecutor executor) {
-        for (DelaySource source : DelaySource.values()) {
-            b.track(Gauge.builder(
-                            outer.meterName("delay.source"), executor, x -> x.currentDelaySource() == source ? 1 : 0)
-                    .description("1 for where hedge.delay.current comes from now (estimate, warm_up, fallback,"
-                            + " policy), else 0")
-                    .tags(outer.commonTags)
-                    .tag("source", source.name().toLowerCase(java.util.Locale.ROOT))
-                    .register(b.registry));
-        }
-    }
-
-    /** The state object of the gauges, held weakly, and value functions that do not capture it. */
-    private static final class GaugeSource<S> {
-        final WeakReference<S> state;
-        final ToLongFunction<? super S> delayNanos;
-        final ToDoubleFunction<? super S> budgetRemaining;
-        final ToLongFunction<? super S> inFlightCalls;
-
-        GaugeSource(
-                S state,
-                ToLongFunction<? super S> delayNanos,
-                ToDoubleFunction<? super S> budgetRemaining,
-                ToLongFunction<? super S> inFlightCalls) {
-            this.state = new WeakReference<>(state);
-            this.delayNanos = delayNanos;
-            this.budgetRemaining = budgetRemaining;
-            this.inFlightCalls = inFlightCalls;
-        }
-
-        void register(HedgeMetrics outer, HedgeMetrics.Binding b) {
-            S s = state.get();
-            if (s == null) {
-                return; // the executor is gone: nothing left to measure
-            }
-            if (delayNanos != null) {
-                ToLongFunction<? super S> f = delayNanos;
-                b.track(TimeGauge.builder(outer.meterName("delay.current"), s, TimeUnit.NANOSECONDS, x -> {
-                            long d = f.applyAsLong(x);
-                            return d < 0 ? Double.NaN : d;
-                        })
-                        .description(
-                                "delay before the first hedge of a call starting now; NaN when it would not be hedged")
-                        .tags(outer.commonTags)
-                        .register(b.registry));
-            }
-            if (budgetRemaining != null) {
-                ToDoubleFunction<? super S> f = budgetRemaining;
-                b.track(Gauge.builder(outer.meterName("budget.remaining"), s, f::applyAsDouble)
-                        .description("hedge budget tokens available now")
-                        .baseUnit("tokens")
-                        .tags(outer.commonTags)
-                        .register(b.registry));
-            }
-            if (outer.savingsGauges && s instanceof HedgedExecutor) {
-                registerSavings(outer, b, (HedgedExecutor) s);
-            }
-            if (s instanceof HedgedExecutor) {
-                registerDelaySource(outer, b, (HedgedExecutor) s);
-            }
-            if (inFlightCalls != null) {
-                ToLongFunction<? super S> f = inFlightCalls;
-                b.track(Gauge.builder(outer.meterName("calls.in.flight"), s, x -> (double) f.applyAsLong(x))
-                        .description("hedged calls started and not yet completed")
-                        .tags(outer.commonTags)
-                        .register(b.registry));
-            }
         }
     }
 
@@ -632,7 +302,7 @@ public final class HedgeMetrics implements MeterBinder, AutoCloseable {
         public Builder tags(Iterable<Tag> tags) {
             Checks.notNull("tags", tags);
             for (Tag t : tags) {
-                if (RESERVED_TAGS.contains(t.getKey())) {
+                if (MeterTags.RESERVED.contains(t.getKey())) {
                     throw new IllegalArgumentException(
                             "tags must not use a reserved key (name, outcome, kind, reason, operation), was "
                                     + t.getKey());

@@ -7,6 +7,9 @@ import java.util.Map;
 
 /** The parsed {@code hedge_round_robin} config. Immutable. */
 public final class BalancerConfig {
+    /** The policy's name in grpc's registry and in service configs: {@value}. */
+    public static final String POLICY_NAME = "hedge_round_robin";
+
     static final BalancerConfig DEFAULTS = new BalancerConfig("round_robin", 3.0, 20, Duration.ofSeconds(5));
 
     final String childPolicy;
@@ -37,7 +40,7 @@ public final class BalancerConfig {
                 throw new IllegalArgumentException("childPolicy must be a policy name (a string), was " + c);
             }
             child = (String) c;
-            if (child.equals(io.github.hedge.grpc.HedgeLoadBalancerProvider.POLICY_NAME)) {
+            if (child.equals(POLICY_NAME)) {
                 throw new IllegalArgumentException("childPolicy must not be hedge_round_robin itself");
             }
             LoadBalancerProvider p = LoadBalancerRegistry.getDefaultRegistry().getProvider(child);
