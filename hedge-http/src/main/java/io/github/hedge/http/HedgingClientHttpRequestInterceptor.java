@@ -16,6 +16,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
+import java.util.function.Supplier;
 import org.springframework.http.HttpRequest;
 import org.springframework.http.client.ClientHttpRequestExecution;
 import org.springframework.http.client.ClientHttpRequestInterceptor;
@@ -50,14 +51,14 @@ import org.springframework.http.client.support.HttpRequestWrapper;
  * this one only once per request: a hedge would skip them. Immutable and thread-safe.
  */
 public final class HedgingClientHttpRequestInterceptor implements ClientHttpRequestInterceptor {
-    private final HedgedExecutor executor;
+    private final Supplier<HedgedExecutor> executors;
     private final HttpHedgePolicy policy;
     private final InstanceChooser chooser;
     private final TooLarge tooLarge = new TooLarge();
 
     private HedgingClientHttpRequestInterceptor(
-            HedgedExecutor executor, HttpHedgePolicy policy, InstanceChooser chooser) {
-        this.executor = Objects.requireNonNull(executor, "executor must not be null");
+            Supplier<HedgedExecutor> executors, HttpHedgePolicy policy, InstanceChooser chooser) {
+        this.executors = Objects.requireNonNull(executors, "executors must not be null");
         this.policy = Objects.requireNonNull(policy, "policy must not be null");
         this.chooser = chooser;
     }
@@ -67,7 +68,8 @@ public final class HedgingClientHttpRequestInterceptor implements ClientHttpRequ
      * @return an interceptor with {@link HttpHedgePolicy#defaults()} and no instance chooser
      */
     public static HedgingClientHttpRequestInterceptor of(HedgedExecutor executor) {
-        return new HedgingClientHttpRequestInterceptor(executor, HttpHedgePolicy.defaults(), null);
+        Objects.requireNonNull(executor, "executor must not be null");
+        return new HedgingClientHttpRequestInterceptor(() -> executor, HttpHedgePolicy.defaults(), null);
     }
 
     /**
@@ -78,12 +80,28 @@ public final class HedgingClientHttpRequestInterceptor implements ClientHttpRequ
      */
     public static HedgingClientHttpRequestInterceptor of(
             HedgedExecutor executor, HttpHedgePolicy policy, InstanceChooser chooser) {
-        return new HedgingClientHttpRequestInterceptor(executor, policy, chooser);
+        Objects.requireNonNull(executor, "executor must not be null");
+        return new HedgingClientHttpRequestInterceptor(() -> executor, policy, chooser);
     }
 
-    /** @return the executor */
+    /**
+     * Like {@link #of(HedgedExecutor, HttpHedgePolicy, InstanceChooser)}, with the executor looked
+     * up for each request, so that one replaced in a {@code HedgedExecutorRegistry} takes effect for
+     * the next request.
+     *
+     * @param executors returns the executor for a request; called once per request, must not block
+     * @param policy which requests may be hedged, which statuses fail
+     * @param chooser places each attempt on an instance, or null
+     * @return the interceptor
+     */
+    public static HedgingClientHttpRequestInterceptor of(
+            Supplier<HedgedExecutor> executors, HttpHedgePolicy policy, InstanceChooser chooser) {
+        return new HedgingClientHttpRequestInterceptor(executors, policy, chooser);
+    }
+
+    /** @return the executor requests run on now */
     public HedgedExecutor executor() {
-        return executor;
+        return executors.get();
     }
 
     /** @return requests not hedged because their body was over the limit, since creation */
@@ -94,6 +112,7 @@ public final class HedgingClientHttpRequestInterceptor implements ClientHttpRequ
     @Override
     public ClientHttpResponse intercept(HttpRequest request, byte[] body, ClientHttpRequestExecution execution)
             throws IOException {
+        HedgedExecutor executor = executors.get();
         boolean idempotent = policy.isIdempotent(
                 request.getMethod(), request.getURI().getRawPath(), request.getHeaders(), request.getAttributes());
         if (idempotent && body.length > policy.maxHedgedRequestBytes()) {

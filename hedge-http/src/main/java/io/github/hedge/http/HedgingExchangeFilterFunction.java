@@ -10,6 +10,7 @@ import io.github.hedge.http.internal.TooLarge;
 import io.github.hedge.reactor.HedgedMono;
 import java.net.URI;
 import java.util.Objects;
+import java.util.function.Supplier;
 import org.springframework.web.reactive.function.client.ClientRequest;
 import org.springframework.web.reactive.function.client.ClientResponse;
 import org.springframework.web.reactive.function.client.ExchangeFilterFunction;
@@ -46,13 +47,14 @@ import reactor.core.publisher.SignalType;
  * filters after it and the caller's filters see one exchange. Immutable and thread-safe.
  */
 public final class HedgingExchangeFilterFunction implements ExchangeFilterFunction {
-    private final HedgedExecutor executor;
+    private final Supplier<HedgedExecutor> executors;
     private final HttpHedgePolicy policy;
     private final InstanceChooser chooser;
     private final TooLarge tooLarge = new TooLarge();
 
-    private HedgingExchangeFilterFunction(HedgedExecutor executor, HttpHedgePolicy policy, InstanceChooser chooser) {
-        this.executor = Objects.requireNonNull(executor, "executor must not be null");
+    private HedgingExchangeFilterFunction(
+            Supplier<HedgedExecutor> executors, HttpHedgePolicy policy, InstanceChooser chooser) {
+        this.executors = Objects.requireNonNull(executors, "executor must not be null");
         this.policy = Objects.requireNonNull(policy, "policy must not be null");
         this.chooser = chooser;
     }
@@ -62,7 +64,8 @@ public final class HedgingExchangeFilterFunction implements ExchangeFilterFuncti
      * @return a filter with {@link HttpHedgePolicy#defaults()} and no instance chooser
      */
     public static HedgingExchangeFilterFunction of(HedgedExecutor executor) {
-        return new HedgingExchangeFilterFunction(executor, HttpHedgePolicy.defaults(), null);
+        Objects.requireNonNull(executor, "executor must not be null");
+        return new HedgingExchangeFilterFunction(() -> executor, HttpHedgePolicy.defaults(), null);
     }
 
     /**
@@ -73,12 +76,28 @@ public final class HedgingExchangeFilterFunction implements ExchangeFilterFuncti
      */
     public static HedgingExchangeFilterFunction of(
             HedgedExecutor executor, HttpHedgePolicy policy, InstanceChooser chooser) {
-        return new HedgingExchangeFilterFunction(executor, policy, chooser);
+        Objects.requireNonNull(executor, "executor must not be null");
+        return new HedgingExchangeFilterFunction(() -> executor, policy, chooser);
     }
 
-    /** @return the executor */
+    /**
+     * Like {@link #of(HedgedExecutor, HttpHedgePolicy, InstanceChooser)}, with the executor looked
+     * up for each request, so that one replaced in a {@code HedgedExecutorRegistry} takes effect for
+     * the next request.
+     *
+     * @param executors returns the executor for a request; called once per request, must not block
+     * @param policy which requests may be hedged, which statuses fail
+     * @param chooser places each attempt on an instance, or null
+     * @return the filter
+     */
+    public static HedgingExchangeFilterFunction of(
+            Supplier<HedgedExecutor> executors, HttpHedgePolicy policy, InstanceChooser chooser) {
+        return new HedgingExchangeFilterFunction(executors, policy, chooser);
+    }
+
+    /** @return the executor requests run on now */
     public HedgedExecutor executor() {
-        return executor;
+        return executors.get();
     }
 
     /** @return requests not hedged because their body was over the limit, since creation */
@@ -88,6 +107,7 @@ public final class HedgingExchangeFilterFunction implements ExchangeFilterFuncti
 
     @Override
     public Mono<ClientResponse> filter(ClientRequest request, ExchangeFunction next) {
+        HedgedExecutor executor = executors.get();
         boolean idempotent = policy.isIdempotent(
                 request.method(), request.url().getRawPath(), request.headers(), request.attributes());
         if (idempotent && request.headers().getContentLength() > policy.maxHedgedRequestBytes()) {
