@@ -6,11 +6,14 @@ import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.PathVariable;
 import org.springframework.web.bind.annotation.PostMapping;
 import org.springframework.web.bind.annotation.RestController;
+import reactor.core.publisher.Mono;
 
 /**
  * The HTTP API: {@code GET /users/{id}} (a hedged call to a slow simulated backend), {@code POST
  * /orders/{productId}} (a write, never hedged) and {@code GET /products/{id}} (a Cassandra read and
- * a gRPC call, both hedged by the auto-configuration alone).
+ * a gRPC call, both hedged by the auto-configuration alone), {@code GET /stock/{id}} and {@code GET
+ * /stock-reactive/{id}} (HTTP calls to the inventory service through a hedged {@code RestClient} and
+ * {@code WebClient}).
  */
 @RestController
 public class ShopController {
@@ -18,12 +21,37 @@ public class ShopController {
     private final OrderService orders;
     private final ProductRepository products;
     private final PriceClient prices;
+    private final InventoryClient inventory;
 
-    ShopController(UserService users, OrderService orders, ProductRepository products, PriceClient prices) {
+    ShopController(
+            UserService users,
+            OrderService orders,
+            ProductRepository products,
+            PriceClient prices,
+            InventoryClient inventory) {
         this.users = users;
         this.orders = orders;
         this.products = products;
         this.prices = prices;
+        this.inventory = inventory;
+    }
+
+    /**
+     * @param id a product id
+     * @return its stock, read over HTTP with a hedged {@code RestClient}
+     */
+    @GetMapping("/stock/{id}")
+    public String stock(@PathVariable("id") String id) {
+        return inventory.stock(id);
+    }
+
+    /**
+     * @param id a product id
+     * @return its stock, read over HTTP with a hedged {@code WebClient}
+     */
+    @GetMapping("/stock-reactive/{id}")
+    public Mono<String> stockReactive(@PathVariable("id") String id) {
+        return inventory.stockReactive(id);
     }
 
     /**

@@ -49,6 +49,8 @@ import org.springframework.test.context.DynamicPropertySource;
         properties = {
             // the prices method earns half a hedge per call, so a few requests show hedges winning
             "hedge.instances.grpc.max-extra-load=0.5",
+            // the inventory calls may hedge every call, so each one that starts on the slow instance is hedged
+            "hedge.instances.inventory.max-extra-load=0.5",
             "spring.cassandra.local-datacenter=dc1",
             "spring.cassandra.request.timeout=10s"
         })
@@ -57,6 +59,10 @@ import org.springframework.test.context.DynamicPropertySource;
 class HedgedApplicationTest {
     private static final SimulatedShopCassandra CASSANDRA = new SimulatedShopCassandra();
     private static final PricesServer PRICES = startPrices();
+    /** The inventory service: the first instance listed answers after 2 s, the second at once. */
+    private static final InventoryServer SLOW_INVENTORY = new InventoryServer("slow", Duration.ofSeconds(2));
+
+    private static final InventoryServer FAST_INVENTORY = new InventoryServer("fast", Duration.ZERO);
     private static final ObjectMapper JSON = new ObjectMapper();
     private static final Pattern NETTY_JAR = Pattern.compile("(netty-[a-z0-9-]+?)-(\\d+\\.\\d+\\.\\d+\\.Final)\\.jar");
 
@@ -82,6 +88,7 @@ class HedgedApplicationTest {
     static void backends(DynamicPropertyRegistry registry) {
         registry.add("spring.cassandra.contact-points", CASSANDRA::contactPoint);
         registry.add("shop.prices.target", PRICES::target);
+        registry.add("shop.inventory.instances", () -> SLOW_INVENTORY.base() + "," + FAST_INVENTORY.base());
     }
 
     private static PricesServer startPrices() {
@@ -94,6 +101,8 @@ class HedgedApplicationTest {
 
     @AfterAll
     static void stopBackends() throws Exception {
+        SLOW_INVENTORY.close();
+        FAST_INVENTORY.close();
         try {
             PRICES.close();
         } finally {
@@ -108,6 +117,30 @@ class HedgedApplicationTest {
         // invocation 1 is the slow one (2 s); the hedge after 50 ms is invocation 2
         assertThat(answer).isEqualTo("user-42 (invocation 2)");
         assertThat(users.invocations()).isEqualTo(2);
+    }
+
+    @Test
+    void should_answer_stock_reads_from_the_fast_inventory_instance_through_hedged_rest_and_web_clients()
+            throws Exception {
+        List<String> answers = new ArrayList<>();
+        for (int i = 0; i < 4; i++) {
+            HttpResponse<String> rest = get("/stock/" + i);
+            HttpResponse<String> web = get("/stock-reactive/" + i);
+            assertThat(rest.statusCode()).isEqualTo(200);
+            assertThat(web.statusCode()).isEqualTo(200);
+            answers.add(rest.body());
+            answers.add(web.body());
+        }
+        // primaries alternate between the instances; those on the slow one (2 s) are hedged after
+        // 50 ms to the fast one, which answers: no answer comes from the slow instance
+        assertThat(answers).allMatch(a -> a.startsWith("fast:"));
+        assertThat(SLOW_INVENTORY.received.get()).isPositive();
+        // the slow instance's requests were cancelled at the server: the losers' connections closed
+        org.awaitility.Awaitility.await().untilAsserted(() -> assertThat(SLOW_INVENTORY.cancelled.get())
+                .isEqualTo(SLOW_INVENTORY.received.get()));
+        JsonNode counters = hedges().path("inventory").path("counters");
+        assertThat(counters.path("hedgesWon").asLong()).isEqualTo(SLOW_INVENTORY.received.get());
+        assertThat(measurement("hedge.hedges.won", "inventory")).isEqualTo((double) SLOW_INVENTORY.received.get());
     }
 
     @Test

@@ -45,6 +45,9 @@ public class HedgeProperties {
     /** Micrometer Observation per hedged call and per attempt (needs an ObservationRegistry bean). */
     private final Observations observations = new Observations();
 
+    /** Hedged HTTP calls through Spring Boot's WebClient, RestClient and RestTemplate builders (needs hedge-http). */
+    private final Http http = new Http();
+
     /** @return the defaults block */
     public Defaults getDefaults() {
         return defaults;
@@ -78,6 +81,11 @@ public class HedgeProperties {
     /** @return the observation settings */
     public Observations getObservations() {
         return observations;
+    }
+
+    /** @return the HTTP client settings */
+    public Http getHttp() {
+        return http;
     }
 
     /**
@@ -714,6 +722,178 @@ public class HedgeProperties {
         /** @return the delay */
         public Delay getDelay() {
             return delay;
+        }
+    }
+
+    /** Hedged HTTP calls: which requests may be hedged, and the clients (services) called. */
+    public static class Http {
+        /**
+         * Whether Spring Boot's auto-configured WebClient.Builder, RestClient.Builder and RestTemplateBuilder get
+         * the hedging filter and interceptor.
+         */
+        private boolean enabled = true;
+
+        /**
+         * The hedge instance (hedge.instances.&lt;name&gt;, else hedge.defaults) that runs requests to hosts not
+         * listed under hedge.http.clients.
+         */
+        private String instance = "http";
+
+        /** Methods hedged without a mark; the others (POST, PATCH) only when marked. */
+        private List<String> hedgedMethods = new ArrayList<>(List.of("GET", "HEAD", "OPTIONS", "PUT", "DELETE"));
+
+        /** Header whose presence marks a request idempotent; empty for none. */
+        private String idempotencyKeyHeader = "Idempotency-Key";
+
+        /** Routes hedged whatever their method, as "METHOD /ant/path/**", for every client. */
+        private List<String> idempotentRoutes = new ArrayList<>();
+
+        /**
+         * Response statuses that fail an attempt and start the next one at once, each in [400, 599]. Every
+         * other 5xx also fails an attempt, but ends the call.
+         */
+        private List<Integer> retryableStatuses = new ArrayList<>(List.of(500, 502, 503, 504));
+
+        /** Request bodies longer than this many bytes are not hedged (and are counted), in [0, 2147483647]. */
+        private Integer maxHedgedRequestBytes = 1048576;
+
+        /**
+         * Services called, keyed by the host of request URIs (http://users/... is client users):
+         * hedge.http.clients.users.instances=http://10.0.0.3:8080,http://10.0.0.4:8080.
+         */
+        private final Map<String, HttpClient> clients = new LinkedHashMap<>();
+
+        /** @return whether enabled */
+        public boolean isEnabled() {
+            return enabled;
+        }
+
+        /** @param enabled whether enabled */
+        public void setEnabled(boolean enabled) {
+            this.enabled = enabled;
+        }
+
+        /** @return the instance name for unlisted hosts */
+        public String getInstance() {
+            return instance;
+        }
+
+        /** @param instance the instance name for unlisted hosts */
+        public void setInstance(String instance) {
+            this.instance = instance;
+        }
+
+        /** @return the hedged methods */
+        public List<String> getHedgedMethods() {
+            return hedgedMethods;
+        }
+
+        /** @param hedgedMethods the hedged methods */
+        public void setHedgedMethods(List<String> hedgedMethods) {
+            this.hedgedMethods = hedgedMethods;
+        }
+
+        /** @return the idempotency key header */
+        public String getIdempotencyKeyHeader() {
+            return idempotencyKeyHeader;
+        }
+
+        /** @param idempotencyKeyHeader the idempotency key header */
+        public void setIdempotencyKeyHeader(String idempotencyKeyHeader) {
+            this.idempotencyKeyHeader = idempotencyKeyHeader;
+        }
+
+        /** @return the idempotent routes */
+        public List<String> getIdempotentRoutes() {
+            return idempotentRoutes;
+        }
+
+        /** @param idempotentRoutes the idempotent routes */
+        public void setIdempotentRoutes(List<String> idempotentRoutes) {
+            this.idempotentRoutes = idempotentRoutes;
+        }
+
+        /** @return the retryable statuses */
+        public List<Integer> getRetryableStatuses() {
+            return retryableStatuses;
+        }
+
+        /** @param retryableStatuses the retryable statuses */
+        public void setRetryableStatuses(List<Integer> retryableStatuses) {
+            this.retryableStatuses = retryableStatuses;
+        }
+
+        /** @return the request size limit in bytes */
+        public Integer getMaxHedgedRequestBytes() {
+            return maxHedgedRequestBytes;
+        }
+
+        /** @param maxHedgedRequestBytes the request size limit in bytes */
+        public void setMaxHedgedRequestBytes(Integer maxHedgedRequestBytes) {
+            this.maxHedgedRequestBytes = maxHedgedRequestBytes;
+        }
+
+        /** @return the clients */
+        public Map<String, HttpClient> getClients() {
+            return clients;
+        }
+    }
+
+    /** One service called over HTTP; unset values come from hedge.http.*. */
+    public static class HttpClient {
+        /** Whether requests to this host are hedged at all. */
+        private boolean enabled = true;
+
+        /** The hedge instance that runs this client's requests. Default: the client's name. */
+        private String instance;
+
+        /**
+         * The service's instances (base URIs with scheme, host and port). Set: each attempt goes to one of them, a
+         * hedge to one the call has not tried. Empty: every attempt goes to the request's URI.
+         */
+        private List<java.net.URI> instances = new ArrayList<>();
+
+        /** Routes of this client hedged whatever their method, as "METHOD /ant/path/**" (added to hedge.http.idempotent-routes). */
+        private List<String> idempotentRoutes = new ArrayList<>();
+
+        /** @return whether enabled */
+        public boolean isEnabled() {
+            return enabled;
+        }
+
+        /** @param enabled whether enabled */
+        public void setEnabled(boolean enabled) {
+            this.enabled = enabled;
+        }
+
+        /** @return the instance name, or null for the client's name */
+        public String getInstance() {
+            return instance;
+        }
+
+        /** @param instance the instance name */
+        public void setInstance(String instance) {
+            this.instance = instance;
+        }
+
+        /** @return the service's instances */
+        public List<java.net.URI> getInstances() {
+            return instances;
+        }
+
+        /** @param instances the service's instances */
+        public void setInstances(List<java.net.URI> instances) {
+            this.instances = instances;
+        }
+
+        /** @return the client's idempotent routes */
+        public List<String> getIdempotentRoutes() {
+            return idempotentRoutes;
+        }
+
+        /** @param idempotentRoutes the client's idempotent routes */
+        public void setIdempotentRoutes(List<String> idempotentRoutes) {
+            this.idempotentRoutes = idempotentRoutes;
         }
     }
 }

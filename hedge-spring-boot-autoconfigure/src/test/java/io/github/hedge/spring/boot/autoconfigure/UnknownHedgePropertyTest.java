@@ -202,7 +202,8 @@ class UnknownHedgePropertyTest {
         List<String> properties = new ArrayList<>();
         for (String template : HedgePropertyNames.all()) {
             String key = template.replace("instances.*", "instances.users")
-                    .replace("methods.*", "methods[shop.Catalog/GetItem]");
+                    .replace("methods.*", "methods[shop.Catalog/GetItem]")
+                    .replace("clients.*", "clients.users");
             if (key.contains(".delay.fixed") || key.contains(".delay.increasing")) {
                 continue; // one delay kind per block: the percentile stands for the others here
             }
@@ -234,6 +235,11 @@ class UnknownHedgePropertyTest {
         if (key.endsWith("codes")) return "UNAVAILABLE";
         if (key.endsWith("timer-tick")) return "10ms";
         if (key.endsWith("min-delay")) return "1ms";
+        if (key.endsWith("hedged-methods")) return "GET";
+        if (key.endsWith("idempotency-key-header")) return "Idempotency-Key";
+        if (key.endsWith("idempotent-routes")) return "POST /orders/**";
+        if (key.endsWith(".instances")) return "http://127.0.0.1:8080";
+        if (key.endsWith("statuses")) return "503";
         return "2s"; // every other leaf is a duration
     }
 

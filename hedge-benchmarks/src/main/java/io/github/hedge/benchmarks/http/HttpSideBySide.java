@@ -1,0 +1,224 @@
+package io.github.hedge.benchmarks.http;
+
+import io.github.hedge.core.HedgeConfig;
+import io.github.hedge.core.HedgedExecutor;
+import io.github.hedge.http.HedgingExchangeFilterFunction;
+import io.github.hedge.http.HttpHedgePolicy;
+import io.github.hedge.http.StaticInstanceChooser;
+import java.net.URI;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.SplittableRandom;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import org.HdrHistogram.ConcurrentHistogram;
+import org.HdrHistogram.Histogram;
+import org.springframework.http.client.reactive.ReactorClientHttpConnector;
+import org.springframework.web.reactive.function.client.WebClient;
+import reactor.core.publisher.Mono;
+import reactor.core.scheduler.Schedulers;
+import reactor.netty.DisposableServer;
+import reactor.netty.http.client.HttpClient;
+import reactor.netty.http.server.HttpServer;
+
+/**
+ * A hedged {@code WebClient} ({@code HedgingExchangeFilterFunction} with hedge-core's defaults:
+ * adaptive p95 delay, 5% budget, two attempts, a {@code StaticInstanceChooser} over two instances)
+ * next to no hedging and next to a hand-written hedge, {@code Mono.firstWithValue(call(a),
+ * Mono.delay(d).then(call(b)))} with a fixed delay {@code d}, on two real Reactor Netty servers on
+ * 127.0.0.1. Wall-clock time: the figures include the loopback, the client and the timers.
+ *
+ * <p>Each server answers each request after a latency drawn at the server: 1-3 ms (uniform) with
+ * probability 0.97, else 20-80 ms (uniform), independently per request. Attempts are counted at the
+ * servers. The fixed delay {@code d} is the quantile of that distribution at one minus hedge's
+ * measured extra load after warm-up: the best fixed delay for the same load, known in advance. Calls
+ * arrive every {@code 1/--rate} s (open loop). The first {@code --cold-calls} calls of each mode are
+ * reported apart (cold start). Prints a Markdown report.
+ *
+ * <pre>
+ * java -cp hedge-benchmarks/target/hedge-sim.jar io.github.hedge.benchmarks.http.HttpSideBySide \
+ *     [--calls 10000] [--rate 500] [--cold-calls 500] [--seed 1]
+ * </pre>
+ */
+public final class HttpSideBySide {
+    private static final double STALL_P = 0.03;
+
+    private final int calls;
+    private final int coldCalls;
+    private final long intervalNanos;
+    private final long seed;
+    private final AtomicLong attempts = new AtomicLong();
+    private final List<DisposableServer> servers = new ArrayList<>();
+
+    private HttpSideBySide(int calls, int coldCalls, double rate, long seed) {
+        this.calls = calls;
+        this.coldCalls = coldCalls;
+        this.intervalNanos = (long) (1e9 / rate);
+        this.seed = seed;
+    }
+
+    /** What one mode measured. */
+    record Result(String mode, Histogram cold, Histogram warm, long coldAttempts, long warmAttempts) {}
+
+    private interface Mode {
+        Mono<String> call(int i);
+    }
+
+    /** @return the latency distribution's quantile at {@code q}, in nanoseconds */
+    static long quantileNanos(double q) {
+        double ms;
+        if (q <= 1 - STALL_P) {
+            ms = 1 + 2 * q / (1 - STALL_P);
+        } else {
+            ms = 20 + 60 * (q - (1 - STALL_P)) / STALL_P;
+        }
+        return (long) (ms * 1e6);
+    }
+
+    private DisposableServer server(long serverSeed) {
+        SplittableRandom random = new SplittableRandom(serverSeed);
+        DisposableServer s = HttpServer.create()
+                .host("127.0.0.1")
+                .port(0)
+                .handle((req, res) -> {
+                    attempts.incrementAndGet();
+                    double ms;
+                    synchronized (random) {
+                        ms = random.nextDouble() < STALL_P
+                                ? 20 + 60 * random.nextDouble()
+                                : 1 + 2 * random.nextDouble();
+                    }
+                    return res.sendString(
+                            Mono.delay(Duration.ofNanos((long) (ms * 1e6))).thenReturn("ok"));
+                })
+                .bindNow();
+        servers.add(s);
+        return s;
+    }
+
+    private Result run(String name, Mode mode) throws InterruptedException {
+        Histogram cold = new ConcurrentHistogram(60_000_000_000L, 3);
+        Histogram warm = new ConcurrentHistogram(60_000_000_000L, 3);
+        CountDownLatch done = new CountDownLatch(calls);
+        long coldAttempts = 0;
+        attempts.set(0);
+        long start = System.nanoTime();
+        for (int i = 0; i < calls; i++) {
+            long due = start + i * intervalNanos;
+            long wait = due - System.nanoTime();
+            if (wait > 0) {
+                Thread.sleep(wait / 1_000_000, (int) (wait % 1_000_000));
+            }
+            if (i == coldCalls) {
+                coldAttempts = attempts.get();
+            }
+            Histogram h = i < coldCalls ? cold : warm;
+            long t0 = System.nanoTime();
+            mode.call(i)
+                    .subscribe(
+                            v -> {},
+                            e -> {
+                                h.recordValue(System.nanoTime() - t0);
+                                done.countDown();
+                            },
+                            () -> {
+                                h.recordValue(System.nanoTime() - t0);
+                                done.countDown();
+                            });
+        }
+        done.await();
+        return new Result(name, cold, warm, coldAttempts, attempts.get() - coldAttempts);
+    }
+
+    private void go() throws InterruptedException {
+        URI a = URI.create("http://127.0.0.1:" + server(seed).port());
+        URI b = URI.create("http://127.0.0.1:" + server(seed + 1).port());
+        HttpClient netty = HttpClient.create();
+        WebClient plain = WebClient.builder()
+                .clientConnector(new ReactorClientHttpConnector(netty))
+                .build();
+        AtomicInteger rr = new AtomicInteger();
+
+        Result none = run("no hedging", i -> plain.get()
+                .uri((rr.getAndIncrement() % 2 == 0 ? a : b) + "/x")
+                .retrieve()
+                .bodyToMono(String.class));
+
+        HedgedExecutor executor = HedgedExecutor.of("http-bench", HedgeConfig.ofDefaults());
+        StaticInstanceChooser chooser =
+                StaticInstanceChooser.builder().service("svc", List.of(a, b)).build();
+        WebClient hedged = WebClient.builder()
+                .clientConnector(new ReactorClientHttpConnector(netty))
+                .filter(HedgingExchangeFilterFunction.of(executor, HttpHedgePolicy.defaults(), chooser))
+                .build();
+        Result hedge = run(
+                "hedge (p95 adaptive, 5% budget)",
+                i -> hedged.get().uri("http://svc/x").retrieve().bodyToMono(String.class));
+
+        double extra = (double) hedge.warmAttempts / (calls - coldCalls) - 1;
+        long d = quantileNanos(1 - Math.max(extra, 1e-4));
+        Result fixed = run(String.format(Locale.ROOT, "hand-written fixed %.1f ms", d / 1e6), i -> {
+            boolean first = rr.getAndIncrement() % 2 == 0;
+            URI p = first ? a : b;
+            URI h = first ? b : a;
+            return Mono.firstWithValue(
+                    plain.get().uri(p + "/x").retrieve().bodyToMono(String.class),
+                    Mono.delay(Duration.ofNanos(d), Schedulers.parallel())
+                            .then(plain.get().uri(h + "/x").retrieve().bodyToMono(String.class)));
+        });
+
+        String header = "| mode | p50 ms | p99 ms | p99.9 ms | max ms | extra load |\n|---|---|---|---|---|---|";
+        System.out.printf(
+                "Two Reactor Netty servers on 127.0.0.1, each request 1-3 ms (p=0.97) or 20-80 ms (p=0.03);"
+                        + " %d calls per mode at %.0f calls/s, seed %d.%n%n",
+                calls, 1e9 / intervalNanos, seed);
+        System.out.printf("After the first %d calls (%d calls):%n%n%s%n", coldCalls, calls - coldCalls, header);
+        for (Result r : List.of(none, hedge, fixed)) {
+            System.out.println(row(r.mode, r.warm, r.warmAttempts, calls - coldCalls));
+        }
+        System.out.printf("%nCold start, the first %d calls:%n%n%s%n", coldCalls, header);
+        for (Result r : List.of(none, hedge, fixed)) {
+            System.out.println(row(r.mode, r.cold, r.coldAttempts, coldCalls));
+        }
+        servers.forEach(DisposableServer::disposeNow);
+    }
+
+    private static String row(String mode, Histogram h, long attempts, int n) {
+        return String.format(
+                Locale.ROOT,
+                "| %s | %.2f | %.2f | %.2f | %.2f | %.2f%% |",
+                mode,
+                h.getValueAtPercentile(50) / 1e6,
+                h.getValueAtPercentile(99) / 1e6,
+                h.getValueAtPercentile(99.9) / 1e6,
+                h.getMaxValue() / 1e6,
+                100.0 * ((double) attempts / n - 1));
+    }
+
+    /**
+     * @param args {@code --calls N --rate R --cold-calls C --seed S}
+     * @throws InterruptedException if interrupted
+     */
+    public static void main(String[] args) throws InterruptedException {
+        int calls = 10_000;
+        double rate = 500;
+        int cold = 500;
+        long seed = 1;
+        for (int i = 0; i + 1 < args.length; i += 2) {
+            switch (args[i]) {
+                case "--calls" -> calls = Integer.parseInt(args[i + 1]);
+                case "--rate" -> rate = Double.parseDouble(args[i + 1]);
+                case "--cold-calls" -> cold = Integer.parseInt(args[i + 1]);
+                case "--seed" -> seed = Long.parseLong(args[i + 1]);
+                default -> throw new IllegalArgumentException("unknown option " + args[i]);
+            }
+        }
+        if (cold < 0 || cold >= calls) {
+            throw new IllegalArgumentException("--cold-calls must be in [0, --calls), was " + cold);
+        }
+        new HttpSideBySide(calls, cold, rate, seed).go();
+    }
+}

@@ -1,0 +1,142 @@
+package io.github.hedge.spring.boot.autoconfigure;
+
+import io.github.hedge.http.HedgingClientHttpRequestInterceptor;
+import io.github.hedge.http.HedgingExchangeFilterFunction;
+import io.github.hedge.reactor.HedgedMono;
+import io.micrometer.core.instrument.FunctionCounter;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.binder.MeterBinder;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
+import org.springframework.boot.web.client.RestClientCustomizer;
+import org.springframework.boot.web.client.RestTemplateCustomizer;
+import org.springframework.boot.web.reactive.function.client.WebClientCustomizer;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.core.Ordered;
+import org.springframework.core.annotation.Order;
+import org.springframework.web.reactive.function.client.ExchangeFilterFunction;
+
+/**
+ * With hedge-http on the class path: a {@link HedgeHttpClients} bean from {@code hedge.http.*}, and
+ * customizers that add its hedging to Spring Boot's auto-configured builders: the {@code
+ * RestClient.Builder} and {@code RestTemplateBuilder} get its interceptor, the {@code
+ * WebClient.Builder} (with spring-webflux and hedge-reactor) its filter. The customizers run last
+ * ({@link Ordered#LOWEST_PRECEDENCE}), so the hedging is the last interceptor or filter, as it must
+ * be. With Micrometer, {@code hedge.http.requests.too.large} (function counter, tag {@code name},
+ * the hedge instance) counts requests not hedged because their body was over the limit.
+ *
+ * <p>{@code hedge.http.enabled=false} turns it all off; each bean backs off when the application
+ * defines its own.
+ */
+@AutoConfiguration(after = HedgeAutoConfiguration.class)
+@ConditionalOnClass(HedgingClientHttpRequestInterceptor.class)
+@ConditionalOnBean(HedgeInstances.class)
+@ConditionalOnProperty(prefix = "hedge.http", name = "enabled", havingValue = "true", matchIfMissing = true)
+public class HedgeHttpAutoConfiguration {
+    /** Created by Spring. */
+    public HedgeHttpAutoConfiguration() {}
+
+    /**
+     * @param properties the {@code hedge.*} properties
+     * @param instances the named instances whose executors run the requests
+     * @return the clients
+     * @throws InvalidHedgePropertyException naming the first invalid {@code hedge.http.*} value
+     */
+    @Bean
+    @ConditionalOnMissingBean
+    public HedgeHttpClients hedgeHttpClients(HedgeProperties properties, HedgeInstances instances) {
+        return new HedgeHttpClients(properties, instances);
+    }
+
+    /**
+     * @param clients the clients
+     * @return adds the hedging interceptor to every RestClient.Builder Spring Boot builds, last
+     */
+    @Bean
+    @Order(Ordered.LOWEST_PRECEDENCE)
+    @ConditionalOnClass(name = "org.springframework.web.client.RestClient")
+    @ConditionalOnMissingBean(name = "hedgeRestClientCustomizer")
+    public RestClientCustomizer hedgeRestClientCustomizer(HedgeHttpClients clients) {
+        return builder -> builder.requestInterceptors(list -> list.add(clients.requestInterceptor()));
+    }
+
+    /**
+     * @param clients the clients
+     * @return adds the hedging interceptor to every RestTemplate built by Spring Boot's builder, last
+     */
+    @Bean
+    @Order(Ordered.LOWEST_PRECEDENCE)
+    @ConditionalOnClass(name = "org.springframework.web.client.RestTemplate")
+    @ConditionalOnMissingBean(name = "hedgeRestTemplateCustomizer")
+    public RestTemplateCustomizer hedgeRestTemplateCustomizer(HedgeHttpClients clients) {
+        return template -> template.getInterceptors().add(clients.requestInterceptor());
+    }
+
+    /** The WebClient filter, when spring-webflux and hedge-reactor are present. */
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnClass({ExchangeFilterFunction.class, HedgingExchangeFilterFunction.class, HedgedMono.class})
+    static class WebClientHedging {
+        @Bean
+        @Order(Ordered.LOWEST_PRECEDENCE)
+        @ConditionalOnMissingBean(name = "hedgeWebClientCustomizer")
+        WebClientCustomizer hedgeWebClientCustomizer(HedgeHttpClients clients) {
+            ExchangeFilterFunction filter = exchangeFilter(clients);
+            return builder -> builder.filters(list -> list.add(filter));
+        }
+
+        /**
+         * @param clients the clients
+         * @return a filter that hands each request to its client's {@link HedgingExchangeFilterFunction}
+         *     (or lets it through when the client is disabled)
+         */
+        static ExchangeFilterFunction exchangeFilter(HedgeHttpClients clients) {
+            Map<String, HedgingExchangeFilterFunction> filters = new LinkedHashMap<>();
+            for (HedgeHttpClients.Client c : clients.clients().values()) {
+                filters.put(c.name(), filter(clients, c));
+            }
+            HedgingExchangeFilterFunction fallback = filter(clients, clients.fallback());
+            return (request, next) -> {
+                HedgeHttpClients.Client c = clients.clientFor(request.url());
+                if (!c.enabled()) {
+                    return next.exchange(request);
+                }
+                HedgingExchangeFilterFunction f = c == clients.fallback() ? fallback : filters.get(c.name());
+                return f.filter(request, next);
+            };
+        }
+
+        private static HedgingExchangeFilterFunction filter(HedgeHttpClients clients, HedgeHttpClients.Client c) {
+            HedgeInstances instances = clients.instances();
+            HedgingExchangeFilterFunction f =
+                    HedgingExchangeFilterFunction.of(() -> instances.executor(c.instance()), c.policy(), c.chooser());
+            clients.countTooLarge(c.instance(), f::requestsTooLarge);
+            return f;
+        }
+    }
+
+    /** {@code hedge.http.requests.too.large}, with Micrometer. */
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnClass(MeterRegistry.class)
+    static class Metrics {
+        @Bean
+        MeterBinder hedgeHttpMetrics(HedgeHttpClients clients) {
+            return registry -> {
+                for (String name : clients.requestsTooLarge().keySet()) {
+                    FunctionCounter.builder("hedge.http.requests.too.large", clients, c -> c.requestsTooLarge()
+                                    .getOrDefault(name, 0L))
+                            .description(
+                                    "HTTP requests not hedged because their body was over max-hedged-request-bytes")
+                            .baseUnit("requests")
+                            .tag("name", name)
+                            .register(registry);
+                }
+            };
+        }
+    }
+}
