@@ -30,16 +30,7 @@ class HedgeTracingTest {
         ObservationRegistry registry = ObservationRegistry.create();
         registry.observationConfig().observationHandler(new DefaultTracingObservationHandler(tracer));
         VirtualTimeScheduler time = new VirtualTimeScheduler();
-        HedgedExecutor ex = HedgedExecutor.of(
-                "users",
-                HedgeConfig.builder()
-                        .ticker(time)
-                        .scheduler(time)
-                        .idempotentByDefault(true)
-                        .budget(HedgeBudget.unlimited())
-                        .delay(DelayPolicy.fixed(Duration.ofMillis(10)))
-                        .callDecorator(HedgeObservations.of(registry))
-                        .build());
+        HedgedExecutor ex = executor(registry, time);
         List<CompletableFuture<String>> attempts = new CopyOnWriteArrayList<>();
         Map<Integer, Optional<Span>> currentSpan = new ConcurrentHashMap<>();
 
@@ -85,16 +76,7 @@ class HedgeTracingTest {
         ObservationRegistry registry = ObservationRegistry.create();
         registry.observationConfig().observationHandler(new DefaultTracingObservationHandler(tracer));
         VirtualTimeScheduler time = new VirtualTimeScheduler();
-        HedgedExecutor ex = HedgedExecutor.of(
-                "users",
-                HedgeConfig.builder()
-                        .ticker(time)
-                        .scheduler(time)
-                        .idempotentByDefault(true)
-                        .budget(HedgeBudget.unlimited())
-                        .delay(DelayPolicy.fixed(Duration.ofMillis(10)))
-                        .callDecorator(HedgeObservations.of(registry))
-                        .build());
+        HedgedExecutor ex = executor(registry, time);
         List<CompletableFuture<String>> attempts = new CopyOnWriteArrayList<>();
         // the caller's own span (a server request's, say) is current on the primary's thread
         io.micrometer.observation.Observation request =
@@ -119,6 +101,20 @@ class HedgeTracingTest {
         assertThat(span(spans, "users get-user attempt 1").getParentId()).isEqualTo(callSpan.getSpanId());
         assertThat(span(spans, "users get-user attempt 2").getParentId()).isEqualTo(callSpan.getSpanId());
         assertThat(tracer.currentSpan()).isNull();
+    }
+
+    /** An executor that hedges after 10 ms with no budget limit, observed through {@code registry}. */
+    private static HedgedExecutor executor(ObservationRegistry registry, VirtualTimeScheduler time) {
+        return HedgedExecutor.of(
+                "users",
+                HedgeConfig.builder()
+                        .ticker(time)
+                        .scheduler(time)
+                        .idempotentByDefault(true)
+                        .budget(HedgeBudget.unlimited())
+                        .delay(DelayPolicy.fixed(Duration.ofMillis(10)))
+                        .callDecorator(HedgeObservations.of(registry))
+                        .build());
     }
 
     private static SimpleSpan span(List<SimpleSpan> spans, String name) {
