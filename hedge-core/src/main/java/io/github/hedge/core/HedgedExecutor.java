@@ -53,10 +53,33 @@ import java.util.concurrent.CompletableFuture;
 public final class HedgedExecutor {
     private final Engine engine;
     private final CallDecorator decorator;
+    /** What {@link #decorator} is shown of this executor. */
+    private final CallDecorator.Executor view;
 
     private HedgedExecutor(String name, HedgeConfig config) {
         this.engine = new Engine(name, config);
         this.decorator = config.callDecorator();
+        this.view = new CallDecorator.Executor() {
+            @Override
+            public String name() {
+                return engine.name();
+            }
+
+            @Override
+            public HedgeEvents events() {
+                return HedgedExecutor.this.events();
+            }
+
+            @Override
+            public int maxAttempts() {
+                return engine.config().maxAttempts();
+            }
+
+            @Override
+            public String toString() {
+                return HedgedExecutor.this.toString();
+            }
+        };
     }
 
     /**
@@ -198,7 +221,7 @@ public final class HedgedExecutor {
     }
 
     private <T> AttemptFunction<T> decorate(CallOptions options, AttemptFunction<T> attempt) {
-        return Objects.requireNonNull(decorator.decorate(this, options, attempt), "the call decorator returned null");
+        return Objects.requireNonNull(decorator.decorate(view, options, attempt), "the call decorator returned null");
     }
 
     @Override

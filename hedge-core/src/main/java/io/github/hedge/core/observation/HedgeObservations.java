@@ -3,7 +3,6 @@ package io.github.hedge.core.observation;
 import io.github.hedge.core.AttemptContext;
 import io.github.hedge.core.AttemptFunction;
 import io.github.hedge.core.CallOptions;
-import io.github.hedge.core.HedgedExecutor;
 import io.github.hedge.core.event.AttemptRecord;
 import io.github.hedge.core.event.CallCompleted;
 import io.github.hedge.core.event.HedgeEvent;
@@ -97,7 +96,8 @@ public final class HedgeObservations implements CallDecorator {
     }
 
     @Override
-    public <T> AttemptFunction<T> decorate(HedgedExecutor executor, CallOptions options, AttemptFunction<T> attempt) {
+    public <T> AttemptFunction<T> decorate(
+            CallDecorator.Executor executor, CallOptions options, AttemptFunction<T> attempt) {
         if (registry.isNoop()) {
             return attempt;
         }
@@ -111,8 +111,7 @@ public final class HedgeObservations implements CallDecorator {
         // started with the primary, on this thread: a call whose primary never starts (its
         // constructor threw) leaves nothing open
         Tracker tracker = tracker(executor.events());
-        CallState state =
-                new CallState(tracker, call, context, executor.config().maxAttempts());
+        CallState state = new CallState(tracker, call, context, executor.maxAttempts());
         return ctx -> state.startAttempt(ctx, attempt);
     }
 

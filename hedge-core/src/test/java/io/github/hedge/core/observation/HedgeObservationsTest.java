@@ -258,7 +258,24 @@ class HedgeObservationsTest {
         HedgedExecutor ex = HedgedExecutor.of("users", config(observations).build());
         AttemptFunction<String> fn = ctx -> CompletableFuture.completedFuture("user");
 
-        assertThat(observations.decorate(ex, CallOptions.defaults(), fn)).isSameAs(fn);
+        io.github.hedge.core.spi.CallDecorator.Executor view = new io.github.hedge.core.spi.CallDecorator.Executor() {
+            @Override
+            public String name() {
+                return ex.name();
+            }
+
+            @Override
+            public io.github.hedge.core.event.HedgeEvents events() {
+                return ex.events();
+            }
+
+            @Override
+            public int maxAttempts() {
+                return ex.config().maxAttempts();
+            }
+        };
+
+        assertThat(observations.decorate(view, CallOptions.defaults(), fn)).isSameAs(fn);
     }
 
     @Test
