@@ -24,7 +24,8 @@ import org.springframework.http.client.ClientHttpResponse;
  * The HTTP clients configured by {@code hedge.http.*}: for each client (the host of request URIs,
  * {@code users} for {@code http://users/...}) its hedge instance, its {@link HttpHedgePolicy} and,
  * when {@code instances} are listed, a {@link StaticInstanceChooser}. Requests to a host not listed
- * run on the instance {@code hedge.http.instance}, to the request's URI. Built once at start (the
+ * are not hedged, unless {@code hedge.http.hedge-unlisted} is on: then they run on the instance
+ * {@code hedge.http.instance}, to the request's URI. Built once at start (the
  * settings of the hedge instances themselves change at runtime as any instance's do: each request
  * looks its executor up). Invalid values fail the start with {@link InvalidHedgePropertyException}.
  *
@@ -54,7 +55,8 @@ public class HedgeHttpClients {
             throw new InvalidHedgePropertyException("hedge.http.instance", http.getInstance(), "a non-empty name");
         }
         HttpHedgePolicy base = policy(http, List.of(), "hedge.http.");
-        this.fallback = new Client("*", true, http.getInstance(), base, null);
+        // requests to unlisted hosts pass through unless hedge.http.hedge-unlisted is on
+        this.fallback = new Client("*", http.isHedgeUnlisted(), http.getInstance(), base, null);
         Map<String, Client> m = new LinkedHashMap<>();
         http.getClients().forEach((name, c) -> {
             String prefix = "hedge.http.clients." + name + ".";

@@ -734,8 +734,15 @@ public class HedgeProperties {
         private boolean enabled = true;
 
         /**
+         * Whether requests to hosts not listed under hedge.http.clients are hedged too, on hedge.http.instance and
+         * to the request's own URI. Off by default: with no instances listed, a hedge goes to the URL the primary
+         * waits on, and may add load without reaching another replica.
+         */
+        private boolean hedgeUnlisted = false;
+
+        /**
          * The hedge instance (hedge.instances.&lt;name&gt;, else hedge.defaults) that runs requests to hosts not
-         * listed under hedge.http.clients.
+         * listed under hedge.http.clients, when hedge.http.hedge-unlisted is on.
          */
         private String instance = "http";
 
@@ -771,6 +778,16 @@ public class HedgeProperties {
         /** @param enabled whether enabled */
         public void setEnabled(boolean enabled) {
             this.enabled = enabled;
+        }
+
+        /** @return whether requests to unlisted hosts are hedged */
+        public boolean isHedgeUnlisted() {
+            return hedgeUnlisted;
+        }
+
+        /** @param hedgeUnlisted whether requests to unlisted hosts are hedged */
+        public void setHedgeUnlisted(boolean hedgeUnlisted) {
+            this.hedgeUnlisted = hedgeUnlisted;
         }
 
         /** @return the instance name for unlisted hosts */

@@ -123,6 +123,48 @@ class HedgeHttpAutoConfigurationTest {
     }
 
     @Test
+    void should_leave_requests_to_an_unlisted_host_unhedged_when_hedge_unlisted_is_off() {
+        users().run(context -> {
+            String unlisted = "http://127.0.0.1:" + fast.port() + "/item";
+            RestClient rest = context.getBean(RestClient.Builder.class).build();
+            WebClient web = context.getBean(WebClient.Builder.class).build();
+
+            assertThat(rest.get().uri(unlisted).retrieve().body(String.class)).isEqualTo("fast");
+            assertThat(web.get()
+                            .uri(unlisted)
+                            .retrieve()
+                            .bodyToMono(String.class)
+                            .block(Duration.ofSeconds(10)))
+                    .isEqualTo("fast");
+
+            assertThat(fastReceived).hasValue(2);
+            // neither request went through hedge: the instance for unlisted hosts ran no call
+            HedgeInstances instances = context.getBean(HedgeInstances.class);
+            assertThat(instances.executor("http").stats().calls()).isZero();
+        });
+    }
+
+    @Test
+    void should_hedge_requests_to_an_unlisted_host_on_the_http_instance_when_hedge_unlisted_is_on() {
+        users().withPropertyValues("hedge.http.hedge-unlisted=true").run(context -> {
+            String unlisted = "http://127.0.0.1:" + fast.port() + "/item";
+            RestClient rest = context.getBean(RestClient.Builder.class).build();
+            WebClient web = context.getBean(WebClient.Builder.class).build();
+
+            assertThat(rest.get().uri(unlisted).retrieve().body(String.class)).isEqualTo("fast");
+            assertThat(web.get()
+                            .uri(unlisted)
+                            .retrieve()
+                            .bodyToMono(String.class)
+                            .block(Duration.ofSeconds(10)))
+                    .isEqualTo("fast");
+
+            HedgeInstances instances = context.getBean(HedgeInstances.class);
+            assertThat(instances.executor("http").stats().calls()).isEqualTo(2);
+        });
+    }
+
+    @Test
     void
             should_hedge_around_the_stalled_instance_when_a_rest_template_from_spring_boots_builder_calls_a_listed_client() {
         users().run(context -> {

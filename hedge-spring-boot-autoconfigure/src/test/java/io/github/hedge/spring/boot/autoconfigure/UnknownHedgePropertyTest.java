@@ -227,7 +227,8 @@ class UnknownHedgePropertyTest {
         if (key.endsWith("enabled")
                 || key.endsWith("idempotent")
                 || key.endsWith("load-balancing")
-                || key.endsWith("include-targets")) return "true";
+                || key.endsWith("include-targets")
+                || key.endsWith("hedge-unlisted")) return "true";
         if (key.endsWith("max-attempts")) return "3";
         if (key.endsWith("max-extra-load") || key.endsWith("loser-sampling")) return "0.1";
         if (key.endsWith("percentile")) return "0.9";
