@@ -21,18 +21,17 @@ final class Tables {
 
     /**
      * The tables of a fault ({@code node-death}, {@code stall}, {@code slow-link}) with a one-line
-     * header: latency and throughput; nothing lost and exactly once; and the stall's bound or the
-     * slow link's figures.
+     * header: latency and throughput; one line for nothing lost and exactly once (failed
+     * non-idempotent statements are counted there); and the stall's bound or the slow link's figures.
      */
     static String fault(Path dir, String fault) {
         Raw.Loaded l = Raw.load(dir, fault);
         Raw.Fault info = l.fault();
         boolean death = fault.equals("node-death");
         List<String> load = new ArrayList<>();
-        load.add("| mode | requests | failed (idempotent) | failed (counter, LWT) | steady req/s | lowest req/s"
-                + " after | steady p99 ms | p99 ms, fault +0-5 s | max ms after | extra executions |"
-                + (death ? " marked down after |" : ""));
-        load.add("|---|---|---|---|---|---|---|---|---|---|" + (death ? "---|" : ""));
+        load.add("| mode | failed (idempotent) | steady req/s | lowest req/s after | steady p99 ms | p99 ms,"
+                + " fault +0-5 s | max ms after | extra executions |" + (death ? " marked down after |" : ""));
+        load.add("|---|---|---|---|---|---|---|---|" + (death ? "---|" : ""));
         long[] once = new long[10];
         for (Raw.Run run : l.runs().values()) {
             LoadRun r = run.run();
@@ -43,9 +42,7 @@ final class Tables {
                     .min()
                     .orElse(0);
             load.add("| " + r.mode.label
-                    + " | " + r.samples.size()
                     + " | " + r.failures(s -> s.kind().idempotent())
-                    + " | " + r.failures(s -> !s.kind().idempotent())
                     + " | " + f(r.steadyRate(info.warmupS(), info.faultS()))
                     + " | " + lowest
                     + " | "
