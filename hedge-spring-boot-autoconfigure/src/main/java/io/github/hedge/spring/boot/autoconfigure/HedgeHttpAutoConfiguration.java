@@ -13,6 +13,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.beans.factory.SmartInitializingSingleton;
 import org.springframework.beans.factory.annotation.Qualifier;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
@@ -89,16 +90,25 @@ public class HedgeHttpAutoConfiguration {
         LoadBalancerInstanceChooser hedgeLoadBalancerInstanceChooser(
                 LoadBalancerClientFactory factory, HedgeProperties properties) {
             LoadBalancerInstanceChooser.Builder b = LoadBalancerInstanceChooser.builder(factory);
+            serviceIds(properties).forEach(b::serviceId);
+            return b.build();
+        }
+
+        /** Reads the listed services' instance lists once every singleton exists, before the first request. */
+        @Bean
+        SmartInitializingSingleton hedgeLoadBalancerPrefetch(
+                ObjectProvider<LoadBalancerInstanceChooser> chooser, HedgeProperties properties) {
+            return () -> chooser.ifAvailable(c -> c.prefetch(serviceIds(properties)));
+        }
+
+        private static List<String> serviceIds(HedgeProperties properties) {
             List<String> ids = new ArrayList<>();
             properties.getHttp().getClients().forEach((name, c) -> {
                 if (c.getInstances().isEmpty()) {
-                    b.serviceId(name);
                     ids.add(name);
                 }
             });
-            LoadBalancerInstanceChooser chooser = b.build();
-            chooser.prefetch(ids);
-            return chooser;
+            return ids;
         }
     }
 
