@@ -125,7 +125,7 @@ class HedgedApplicationTest {
         List<String> answers = new ArrayList<>();
         for (int i = 0; i < 4; i++) {
             HttpResponse<String> rest = get("/stock/" + i);
-            HttpResponse<String> web = get("/stock-reactive/" + i);
+            HttpResponse<String> web = get("/stock-reactive/" + (100 + i)); // ids differ per call
             assertThat(rest.statusCode()).isEqualTo(200);
             assertThat(web.statusCode()).isEqualTo(200);
             answers.add(rest.body());
