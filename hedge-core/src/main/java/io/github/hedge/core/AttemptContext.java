@@ -1,5 +1,6 @@
 package io.github.hedge.core;
 
+import io.github.hedge.core.event.NotHedged;
 import java.time.Duration;
 import java.util.List;
 
@@ -65,4 +66,20 @@ public interface AttemptContext {
 
     /** Relays server pushback that forbids further attempts of this call. */
     void stopFurtherAttempts();
+
+    /**
+     * Forbids further attempts of this call, for a reason the adapter knows: {@link
+     * NotHedged.Reason#REQUEST_TOO_LARGE} when the request cannot be sent again (its body was over the
+     * adapter's buffer limit), {@link NotHedged.Reason#PUSHBACK} as {@link #stopFurtherAttempts()}.
+     * The call's {@link NotHedged} event carries {@code reason}. The default ignores the reason.
+     *
+     * @param reason why; {@link NotHedged.Reason#PUSHBACK} or {@link NotHedged.Reason#REQUEST_TOO_LARGE}
+     * @throws IllegalArgumentException for another reason
+     */
+    default void stopFurtherAttempts(NotHedged.Reason reason) {
+        if (reason != NotHedged.Reason.PUSHBACK && reason != NotHedged.Reason.REQUEST_TOO_LARGE) {
+            throw new IllegalArgumentException("reason must be PUSHBACK or REQUEST_TOO_LARGE, was " + reason);
+        }
+        stopFurtherAttempts();
+    }
 }

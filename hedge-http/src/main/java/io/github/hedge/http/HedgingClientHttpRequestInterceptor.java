@@ -3,6 +3,7 @@ package io.github.hedge.http;
 import io.github.hedge.core.AttemptContext;
 import io.github.hedge.core.CallOptions;
 import io.github.hedge.core.HedgedExecutor;
+import io.github.hedge.core.event.NotHedged;
 import io.github.hedge.http.internal.HttpErrors;
 import io.github.hedge.http.internal.Produced;
 import io.github.hedge.http.internal.StatusFailure;
@@ -43,7 +44,8 @@ import org.springframework.http.client.support.HttpRequestWrapper;
  *   <li>Interrupting the caller, or the executor's deadline, cancels every attempt. A transport
  *       timeout of an attempt (a read timeout) ends the call and cancels the other attempts.
  *   <li>Spring hands interceptors the whole body as bytes. A body longer than {@link
- *       HttpHedgePolicy#maxHedgedRequestBytes()} runs once and is counted in {@link #requestsTooLarge()}.
+ *       HttpHedgePolicy#maxHedgedRequestBytes()} runs once, is counted in {@link #requestsTooLarge()} and is
+ *       reported as {@code NotHedged} with reason {@code REQUEST_TOO_LARGE}.
  *   <li>With an {@link InstanceChooser}, each attempt goes to the instance it picks.
  * </ul>
  *
@@ -115,9 +117,10 @@ public final class HedgingClientHttpRequestInterceptor implements ClientHttpRequ
         HedgedExecutor executor = executors.get();
         boolean idempotent = policy.isIdempotent(
                 request.getMethod(), request.getURI().getRawPath(), request.getHeaders(), request.getAttributes());
-        if (idempotent && body.length > policy.maxHedgedRequestBytes()) {
+        // over the limit: the call runs once, reported as REQUEST_TOO_LARGE
+        boolean overLimit = idempotent && body.length > policy.maxHedgedRequestBytes();
+        if (overLimit) {
             tooLarge.record(executor.name(), policy.maxHedgedRequestBytes());
-            idempotent = false;
         }
         CallOptions options = CallOptions.builder()
                 .idempotent(idempotent)
@@ -126,8 +129,12 @@ public final class HedgingClientHttpRequestInterceptor implements ClientHttpRequ
                 .build();
         Executor threads = executor.config().attemptExecutor();
         Produced<ClientHttpResponse> produced = new Produced<>(ClientHttpResponse::close);
-        CompletableFuture<ClientHttpResponse> call =
-                executor.executeAsync(options, attempt -> start(attempt, request, body, execution, threads, produced));
+        CompletableFuture<ClientHttpResponse> call = executor.executeAsync(options, attempt -> {
+            if (overLimit) {
+                attempt.stopFurtherAttempts(NotHedged.Reason.REQUEST_TOO_LARGE);
+            }
+            return start(attempt, request, body, execution, threads, produced);
+        });
         ClientHttpResponse response = null;
         try {
             response = call.get();

@@ -2,6 +2,7 @@ package io.github.hedge.http;
 
 import io.github.hedge.core.CallOptions;
 import io.github.hedge.core.HedgedExecutor;
+import io.github.hedge.core.event.NotHedged;
 import io.github.hedge.http.internal.BodyTee;
 import io.github.hedge.http.internal.HttpErrors;
 import io.github.hedge.http.internal.Produced;
@@ -36,9 +37,10 @@ import reactor.core.publisher.SignalType;
  *       and cancels the other attempts.
  *   <li>The request body is written by the primary with the client's codecs and kept in memory, up to
  *       {@link HttpHedgePolicy#maxHedgedRequestBytes()}; hedges send the same bytes. A request whose
- *       {@code Content-Length} is over the limit runs once and is counted in {@link #requestsTooLarge()};
- *       a body found over the limit while the primary sends it (no {@code Content-Length}), or a
- *       streamed one, stops further attempts (the event's reason is {@code PUSHBACK}) and is counted.
+ *       {@code Content-Length} is over the limit runs once; a body found over the limit while the
+ *       primary sends it (no {@code Content-Length}), or a streamed one, stops further attempts. Both
+ *       are counted in {@link #requestsTooLarge()} and reported as {@code NotHedged} with reason
+ *       {@code REQUEST_TOO_LARGE}.
  *   <li>With an {@link InstanceChooser}, each attempt goes to the instance it picks (a hedge to one the
  *       call has not tried); without one, every attempt goes to the request's URI.
  * </ul>
@@ -110,19 +112,23 @@ public final class HedgingExchangeFilterFunction implements ExchangeFilterFuncti
         HedgedExecutor executor = executors.get();
         boolean idempotent = policy.isIdempotent(
                 request.method(), request.url().getRawPath(), request.headers(), request.attributes());
-        if (idempotent && request.headers().getContentLength() > policy.maxHedgedRequestBytes()) {
+        // a known Content-Length over the limit: the call runs once, reported as REQUEST_TOO_LARGE
+        boolean overLimit = idempotent && request.headers().getContentLength() > policy.maxHedgedRequestBytes();
+        if (overLimit) {
             tooLarge.record(executor.name(), policy.maxHedgedRequestBytes());
-            idempotent = false;
         }
         CallOptions options = CallOptions.builder()
                 .idempotent(idempotent)
                 .operation(request.method().name())
                 .errorClassifier(HttpErrors.INSTANCE)
                 .build();
-        BodyTee body = idempotent ? new BodyTee(policy.maxHedgedRequestBytes()) : null;
+        BodyTee body = idempotent && !overLimit ? new BodyTee(policy.maxHedgedRequestBytes()) : null;
         Produced<ClientResponse> produced = new Produced<>(
                 r -> r.releaseBody().onErrorResume(e -> Mono.empty()).subscribe());
         Mono<ClientResponse> call = HedgedMono.of(executor, options, attempt -> {
+            if (overLimit) {
+                attempt.stopFurtherAttempts(NotHedged.Reason.REQUEST_TOO_LARGE);
+            }
             ClientRequest.Builder b = ClientRequest.from(request);
             URI instance = chooser == null ? null : chooser.choose(request.url(), attempt);
             if (instance != null) {
@@ -134,7 +140,7 @@ public final class HedgingExchangeFilterFunction implements ExchangeFilterFuncti
                         primary
                                 ? body.primary(request.body(), () -> {
                                     tooLarge.record(executor.name(), policy.maxHedgedRequestBytes());
-                                    attempt.stopFurtherAttempts();
+                                    attempt.stopFurtherAttempts(NotHedged.Reason.REQUEST_TOO_LARGE);
                                 })
                                 : body.replay());
             }

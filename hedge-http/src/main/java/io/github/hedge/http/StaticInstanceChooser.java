@@ -3,8 +3,8 @@ package io.github.hedge.http;
 import io.github.hedge.core.AttemptContext;
 import io.github.hedge.core.spi.StallingTargets;
 import io.github.hedge.core.spi.Ticker;
+import io.github.hedge.http.internal.Placement;
 import java.net.URI;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -12,7 +12,6 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
-import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * An {@link InstanceChooser} over fixed lists of instances, one list per service name: a request to
@@ -21,8 +20,8 @@ import java.util.concurrent.atomic.AtomicInteger;
  *
  * <ul>
  *   <li>A primary goes round-robin over the service's instances, skipping those that stall a share
- *       of their primaries ({@link StallingTargets}: judged against their peers over the last 10 s,
- *       re-read at most every 100 ms); when every instance stalls, it uses them all.
+ *       of their primaries ({@link StallingTargets}: judged against the service's other instances over
+ *       the last 10 s, re-read at most every 100 ms); when every instance stalls, it uses them all.
  *   <li>A hedge goes round-robin over the instances the call has not tried; when it has tried them
  *       all, over all of them.
  * </ul>
@@ -31,26 +30,18 @@ import java.util.concurrent.atomic.AtomicInteger;
  * {@code host:port}. Thread-safe; the lists cannot change after {@link Builder#build()}.
  */
 public final class StaticInstanceChooser implements InstanceChooser {
-    private static final long STALLING_REFRESH_NANOS = Duration.ofMillis(100).toNanos();
-
     private final Map<String, Service> services;
-    private final StallingTargets<String> stalling;
-    private final Ticker ticker;
-    private volatile Set<String> stallingNow = Set.of();
-    private volatile long stallingReadAt = Long.MIN_VALUE;
 
-    private record Service(List<URI> instances, List<String> targets, AtomicInteger next) {}
+    private record Service(List<URI> instances, List<String> targets, Placement placement) {}
 
     private StaticInstanceChooser(Builder b) {
         Map<String, Service> m = new LinkedHashMap<>();
         b.services.forEach((name, list) -> {
             List<String> targets = new ArrayList<>();
             list.forEach(u -> targets.add(target(u)));
-            m.put(name, new Service(List.copyOf(list), List.copyOf(targets), new AtomicInteger()));
+            m.put(name, new Service(List.copyOf(list), List.copyOf(targets), new Placement(b.ticker)));
         });
         this.services = Map.copyOf(m);
-        this.ticker = b.ticker;
-        this.stalling = new StallingTargets<>(Duration.ofSeconds(10), 30, b.ticker);
     }
 
     /** @return a builder */
@@ -65,53 +56,14 @@ public final class StaticInstanceChooser implements InstanceChooser {
         if (service == null) {
             return null;
         }
-        List<String> tried = attempt.triedTargets();
-        int n = service.instances.size();
-        int start = Math.floorMod(service.next.getAndIncrement(), n);
-        int chosen = -1;
-        if (attempt.isHedge()) {
-            if (!tried.isEmpty()) {
-                stalling.primaryOverdue(tried.get(0));
-            }
-            chosen = pick(service, start, i -> !tried.contains(service.targets.get(i)));
-        } else {
-            Set<String> avoid = stallingNow();
-            chosen = pick(service, start, i -> !avoid.contains(service.targets.get(i)));
-        }
-        if (chosen < 0) {
-            chosen = start;
-        }
-        String target = service.targets.get(chosen);
-        if (!attempt.isHedge()) {
-            stalling.primaryPlaced(target);
-        }
-        attempt.reportTarget(target);
-        return service.instances.get(chosen);
+        return service.instances.get(service.placement.place(service.targets, attempt));
     }
 
-    /** @return the instances judged stalling now, as {@code host:port} (a snapshot) */
+    /** @return the instances judged stalling now, as {@code host:port}, over every service (a snapshot) */
     public Set<String> stallingInstances() {
-        return stallingNow();
-    }
-
-    private Set<String> stallingNow() {
-        long now = ticker.nanoTime();
-        if (now - stallingReadAt >= STALLING_REFRESH_NANOS || stallingReadAt == Long.MIN_VALUE) {
-            stallingNow = Set.copyOf(stalling.stalling());
-            stallingReadAt = now;
-        }
-        return stallingNow;
-    }
-
-    private static int pick(Service s, int start, java.util.function.IntPredicate ok) {
-        int n = s.instances.size();
-        for (int k = 0; k < n; k++) {
-            int i = (start + k) % n;
-            if (ok.test(i)) {
-                return i;
-            }
-        }
-        return -1;
+        Set<String> all = new java.util.HashSet<>();
+        services.values().forEach(s -> all.addAll(s.placement.stallingNow()));
+        return Set.copyOf(all);
     }
 
     private static String target(URI u) {

@@ -189,6 +189,9 @@ class HedgingClientHttpRequestInterceptorTest {
         assertThat(slowTomcat.posts.get() + fastTomcat.posts.get()).isEqualTo(1);
         assertThat(interceptor.requestsTooLarge()).isEqualTo(1);
         assertThat(events(HedgeSent.class)).isEmpty();
+        assertThat(events(NotHedged.class))
+                .extracting(NotHedged::reason)
+                .containsExactly(NotHedged.Reason.REQUEST_TOO_LARGE);
     }
 
     @Test

@@ -176,6 +176,9 @@ class HedgingExchangeFilterFunctionTest {
         assertThat(slow.posts.get() + fast.posts.get()).isEqualTo(1);
         assertThat(filter.requestsTooLarge()).isEqualTo(1);
         assertThat(events(HedgeSent.class)).isEmpty();
+        assertThat(events(NotHedged.class))
+                .extracting(NotHedged::reason)
+                .containsExactly(NotHedged.Reason.REQUEST_TOO_LARGE);
     }
 
     @Test

@@ -2,6 +2,12 @@ package io.github.hedge.benchmarks.http;
 
 import io.github.hedge.core.HedgeConfig;
 import io.github.hedge.core.HedgedExecutor;
+import io.github.hedge.core.event.AttemptRecord;
+import io.github.hedge.core.event.CallCompleted;
+import io.github.hedge.core.event.HedgeEvent;
+import io.github.hedge.core.event.HedgeEventListener;
+import io.github.hedge.core.event.HedgeSent;
+import io.github.hedge.core.event.NotHedged;
 import io.github.hedge.http.HedgingExchangeFilterFunction;
 import io.github.hedge.http.HttpHedgePolicy;
 import io.github.hedge.http.StaticInstanceChooser;
@@ -10,7 +16,9 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.SplittableRandom;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
@@ -33,14 +41,19 @@ import reactor.netty.http.server.HttpServer;
  *
  * <p>Each server answers each request after a latency drawn at the server: 1-3 ms (uniform) with
  * probability 0.97, else 20-80 ms (uniform), independently per request. Attempts are counted at the
- * servers. The fixed delay {@code d} is the quantile of that distribution at one minus hedge's
- * measured extra load after warm-up: the best fixed delay for the same load, known in advance. Calls
- * arrive every {@code 1/--rate} s (open loop). The first {@code --cold-calls} calls of each mode are
- * reported apart (cold start). Prints a Markdown report.
+ * servers. The fixed delay {@code d} is chosen in hindsight, as the other side-by-sides do: starting at
+ * the no-hedging run's quantile of hedge's measured extra load (after the cold calls), it moves in
+ * 0.5 ms steps until the measured extra load crosses hedge's, then halves the bracket three times;
+ * the delay reported is the largest whose measured extra load was not below hedge's, so hedge is
+ * compared at equal or lower extra load. Each try is a full run, printed on stderr. Calls arrive every {@code
+ * 1/--rate} s (open loop). The first {@code --cold-calls} calls of each mode are reported apart (cold
+ * start). For hedge's calls over 10 ms, the report says why the hedge did not save them: no hedge
+ * (with the executor's reason), a hedge sent late, a hedge that also stalled, or a hedge on the
+ * primary's instance. Prints a Markdown report.
  *
  * <pre>
  * java -cp hedge-benchmarks/target/hedge-sim.jar io.github.hedge.benchmarks.http.HttpSideBySide \
- *     [--calls 10000] [--rate 500] [--cold-calls 500] [--seed 1]
+ *     [--calls 10000] [--rate 500] [--cold-calls 2000] [--seed 1]
  * </pre>
  */
 public final class HttpSideBySide {
@@ -52,6 +65,7 @@ public final class HttpSideBySide {
     private final long seed;
     private final AtomicLong attempts = new AtomicLong();
     private final List<DisposableServer> servers = new ArrayList<>();
+    private Diagnosis diagnosis;
 
     private HttpSideBySide(int calls, int coldCalls, double rate, long seed) {
         this.calls = calls;
@@ -148,6 +162,8 @@ public final class HttpSideBySide {
                 .bodyToMono(String.class));
 
         HedgedExecutor executor = HedgedExecutor.of("http-bench", HedgeConfig.ofDefaults());
+        diagnosis = new Diagnosis(coldCalls);
+        executor.events().subscribe(diagnosis);
         StaticInstanceChooser chooser =
                 StaticInstanceChooser.builder().service("svc", List.of(a, b)).build();
         WebClient hedged = WebClient.builder()
@@ -157,18 +173,45 @@ public final class HttpSideBySide {
         Result hedge = run(
                 "hedge (p95 adaptive, 5% budget)",
                 i -> hedged.get().uri("http://svc/x").retrieve().bodyToMono(String.class));
+        diagnosis.finish();
 
-        double extra = (double) hedge.warmAttempts / (calls - coldCalls) - 1;
-        long d = quantileNanos(1 - Math.max(extra, 1e-4));
-        Result fixed = run(String.format(Locale.ROOT, "hand-written fixed %.1f ms", d / 1e6), i -> {
-            boolean first = rr.getAndIncrement() % 2 == 0;
-            URI p = first ? a : b;
-            URI h = first ? b : a;
-            return Mono.firstWithValue(
-                    plain.get().uri(p + "/x").retrieve().bodyToMono(String.class),
-                    Mono.delay(Duration.ofNanos(d), Schedulers.parallel())
-                            .then(plain.get().uri(h + "/x").retrieve().bodyToMono(String.class)));
-        });
+        double extra = extra(hedge);
+        // the largest fixed delay whose extra load is not below hedge's, so hedge is compared at equal
+        // or lower extra load: from the no-hedging run's quantile of hedge's extra load, 0.5 ms steps
+        // until the measured extra load crosses hedge's, then three halvings of the bracket (to
+        // 1/16 ms). Every try is a full run; the one reported is the largest delay measured at or above
+        // hedge's extra load.
+        long step = 500_000;
+        long d = Math.max(step, none.warm.getValueAtPercentile(100 * (1 - Math.max(extra, 1e-4))) / step * step);
+        Result above = null;
+        long aboveDelay = -1;
+        long below = -1; // the smallest delay measured below hedge's extra load
+        for (int tries = 0; tries < 12 && d > 0; tries++) {
+            Result r = run(fixedName(d), fixed(plain, a, b, rr, d));
+            boolean atOrAbove = extra(r) >= extra;
+            System.err.printf(
+                    Locale.ROOT,
+                    "fixed %.4f ms: extra load %.2f%% (hedge %.2f%%)%n",
+                    d / 1e6,
+                    100 * extra(r),
+                    100 * extra);
+            if (atOrAbove && d > aboveDelay) {
+                above = r;
+                aboveDelay = d;
+            } else if (!atOrAbove && (below < 0 || d < below)) {
+                below = d;
+            }
+            if (aboveDelay < 0) {
+                d -= step; // not yet at hedge's load: shorter delays hedge more
+            } else if (below < 0) {
+                d += step; // at or above: try longer delays until one falls below
+            } else if (below - aboveDelay > step / 8) {
+                d = (aboveDelay + below) / 2; // bisect the bracket
+            } else {
+                break;
+            }
+        }
+        Result fixed = above != null ? above : run(fixedName(step / 8), fixed(plain, a, b, rr, step / 8));
 
         String header = "| mode | p50 ms | p99 ms | p99.9 ms | max ms | extra load |\n|---|---|---|---|---|---|";
         System.out.printf(
@@ -183,7 +226,126 @@ public final class HttpSideBySide {
         for (Result r : List.of(none, hedge, fixed)) {
             System.out.println(row(r.mode, r.cold, r.coldAttempts, coldCalls));
         }
+        System.out.printf(
+                "%nHedge's calls over 10 ms after the first %d calls (%d), by why the hedge did not save them:%n%n",
+                coldCalls, diagnosis.slow);
+        System.out.println("| cause | calls |\n|---|---|");
+        diagnosis.causes.forEach((cause, n) -> System.out.printf("| %s | %d |%n", cause, n.get()));
+        System.out.printf("%nThe same for the first %d calls (%d):%n%n", coldCalls, diagnosis.coldSlow);
+        System.out.println("| cause | calls |\n|---|---|");
+        diagnosis.coldCauses.forEach((cause, n) -> System.out.printf("| %s | %d |%n", cause, n.get()));
+        System.out.printf(
+                Locale.ROOT,
+                "%nHedge's delay after the first %d calls (HedgeSent): p50 %.2f ms, p99 %.2f ms, max %.2f ms;"
+                        + " not hedged: %s.%n",
+                coldCalls,
+                diagnosis.delays.getValueAtPercentile(50) / 1e6,
+                diagnosis.delays.getValueAtPercentile(99) / 1e6,
+                diagnosis.delays.getMaxValue() / 1e6,
+                diagnosis.notHedged);
         servers.forEach(DisposableServer::disposeNow);
+    }
+
+    private double extra(Result r) {
+        return (double) r.warmAttempts / (calls - coldCalls) - 1;
+    }
+
+    private static String fixedName(long d) {
+        return String.format(Locale.ROOT, "hand-written fixed %.3f ms (hindsight)", d / 1e6);
+    }
+
+    private static Mode fixed(WebClient plain, URI a, URI b, AtomicInteger rr, long d) {
+        return i -> {
+            boolean first = rr.getAndIncrement() % 2 == 0;
+            URI p = first ? a : b;
+            URI h = first ? b : a;
+            return Mono.firstWithValue(
+                    plain.get().uri(p + "/x").retrieve().bodyToMono(String.class),
+                    Mono.delay(Duration.ofNanos(d), Schedulers.parallel())
+                            .then(plain.get().uri(h + "/x").retrieve().bodyToMono(String.class)));
+        };
+    }
+
+    /**
+     * Why hedge's slow calls (over 10 ms) after the cold calls were not saved, from the executor's
+     * events. Calls are numbered by their ids' order, which is their start order.
+     */
+    private static final class Diagnosis implements HedgeEventListener {
+        private static final long SLOW_NANOS = 10_000_000;
+        private final int coldCalls;
+        private final Map<Long, NotHedged.Reason> declined = new ConcurrentHashMap<>();
+        private final Map<Long, CallCompleted> slowCalls = new ConcurrentHashMap<>();
+        private final Map<Long, Long> hedgeDelays = new ConcurrentHashMap<>();
+        private final AtomicLong firstId = new AtomicLong(Long.MAX_VALUE);
+        final Map<String, AtomicInteger> causes = new java.util.TreeMap<>();
+        final Map<String, AtomicInteger> coldCauses = new java.util.TreeMap<>();
+        final Histogram delays = new ConcurrentHistogram(60_000_000_000L, 3);
+        final Map<NotHedged.Reason, AtomicInteger> notHedged = new java.util.TreeMap<>();
+        int slow;
+        int coldSlow;
+
+        Diagnosis(int coldCalls) {
+            this.coldCalls = coldCalls;
+        }
+
+        @Override
+        public void onEvent(HedgeEvent event) {
+            firstId.accumulateAndGet(event.callId(), Math::min);
+            if (event instanceof NotHedged n) {
+                declined.put(n.callId(), n.reason());
+            } else if (event instanceof HedgeSent h) {
+                hedgeDelays.put(h.callId(), h.delayNanos());
+            } else if (event instanceof CallCompleted c && c.totalNanos() > SLOW_NANOS) {
+                slowCalls.put(c.callId(), c);
+            }
+        }
+
+        /** Classifies, once every call has ended. */
+        void finish() {
+            long base = firstId.get();
+            hedgeDelays.forEach((id, d) -> {
+                if (id - base >= coldCalls) {
+                    delays.recordValue(d);
+                }
+            });
+            declined.forEach((id, r) -> {
+                if (id - base >= coldCalls) {
+                    synchronized (notHedged) {
+                        notHedged.computeIfAbsent(r, k -> new AtomicInteger()).incrementAndGet();
+                    }
+                }
+            });
+            for (CallCompleted c : slowCalls.values()) {
+                boolean cold = c.callId() - base < coldCalls;
+                if (cold) {
+                    coldSlow++;
+                } else {
+                    slow++;
+                }
+                (cold ? coldCauses : causes)
+                        .computeIfAbsent(cause(c), k -> new AtomicInteger())
+                        .incrementAndGet();
+            }
+        }
+
+        private String cause(CallCompleted c) {
+            if (c.attempts().size() < 2) {
+                NotHedged.Reason r = declined.get(c.callId());
+                return "no hedge: " + (r == null ? "none sent before the primary answered" : r.name());
+            }
+            AttemptRecord primary = c.attempts().get(0);
+            AttemptRecord hedge = c.attempts().get(1);
+            if (primary.target() != null && primary.target().equals(hedge.target())) {
+                return "hedge on the primary's instance";
+            }
+            if (hedge.startOffsetNanos() > SLOW_NANOS) {
+                return "hedge sent after 10 ms";
+            }
+            if (hedge.startOffsetNanos() + hedge.durationNanos() > SLOW_NANOS) {
+                return "hedge sent in time, also over 10 ms";
+            }
+            return "other (both answered in time, call slow)";
+        }
     }
 
     private static String row(String mode, Histogram h, long attempts, int n) {
@@ -205,7 +367,7 @@ public final class HttpSideBySide {
     public static void main(String[] args) throws InterruptedException {
         int calls = 10_000;
         double rate = 500;
-        int cold = 500;
+        int cold = 2_000;
         long seed = 1;
         for (int i = 0; i + 1 < args.length; i += 2) {
             switch (args[i]) {

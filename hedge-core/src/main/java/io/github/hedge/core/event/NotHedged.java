@@ -23,6 +23,11 @@ public record NotHedged(String executorName, long callId, Reason reason, long ti
         MAX_ATTEMPTS,
         /** the adapter relayed server pushback asking not to retry */
         PUSHBACK,
+        /**
+         * the adapter could not keep the request for another attempt: its body was over the adapter's
+         * buffer limit (or streamed), so the call runs once
+         */
+        REQUEST_TOO_LARGE,
         /** the scheduler refused the hedge timer (it was closed); the call goes on unhedged */
         SCHEDULER_REJECTED
     }

@@ -2,6 +2,7 @@ package io.github.hedge.core.internal;
 
 import io.github.hedge.core.AttemptContext;
 import io.github.hedge.core.event.AttemptRecord;
+import io.github.hedge.core.event.NotHedged;
 import io.github.hedge.core.spi.ScheduledTask;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
@@ -132,7 +133,15 @@ final class Attempt<T> implements AttemptContext, BiConsumer<T, Throwable>, Runn
 
     @Override
     public void stopFurtherAttempts() {
-        call.stopFurtherAttempts();
+        call.stopFurtherAttempts(NotHedged.Reason.PUSHBACK);
+    }
+
+    @Override
+    public void stopFurtherAttempts(NotHedged.Reason reason) {
+        if (reason != NotHedged.Reason.PUSHBACK && reason != NotHedged.Reason.REQUEST_TOO_LARGE) {
+            throw new IllegalArgumentException("reason must be PUSHBACK or REQUEST_TOO_LARGE, was " + reason);
+        }
+        call.stopFurtherAttempts(reason);
     }
 
     // ------------------------------------------------------------ engine side

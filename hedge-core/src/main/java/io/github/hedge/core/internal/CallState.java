@@ -67,6 +67,9 @@ abstract class CallState<T> extends CallerFuture<T> implements DelayContext {
     private volatile long pushbackBits;
 
     volatile boolean stopHedging;
+    /** Why further attempts were stopped: written before {@link #stopHedging}, read after it. */
+    NotHedged.Reason stopReason = NotHedged.Reason.PUSHBACK;
+
     private boolean notHedgedPublished;
     /** Set while the armed hedge timer is a retry waiting out a pushback that came with a failure. */
     boolean retryAfterPushback;

@@ -63,7 +63,7 @@ abstract class HedgeTiming<T> extends BudgetWait<T> {
             return;
         }
         if (stopHedging) {
-            publishNotHedged(NotHedged.Reason.PUSHBACK);
+            publishNotHedged(stopReason);
             return;
         }
         long delay = engine.delayNanos(this); // policies are user code: outside the monitor
@@ -184,7 +184,7 @@ abstract class HedgeTiming<T> extends BudgetWait<T> {
             engine.deferred.remove(call());
         }
         if (stop) {
-            publishNotHedged(NotHedged.Reason.PUSHBACK);
+            publishNotHedged(stopReason);
         } else if (wait >= 0) {
             if (!scheduleHedgeTimer(prev, now, wait)) {
                 refusedIfBudgetWait();
@@ -226,16 +226,23 @@ abstract class HedgeTiming<T> extends BudgetWait<T> {
         endIfIdle();
     }
 
-    /** The attempt's function asked for no further attempt: the armed hedge timer is cancelled. */
-    final void stopFurtherAttempts() {
+    /**
+     * The attempt's function asked for no further attempt: the armed hedge timer is cancelled.
+     *
+     * @param reason PUSHBACK or REQUEST_TOO_LARGE, published in NotHedged
+     */
+    final void stopFurtherAttempts(NotHedged.Reason reason) {
         ScheduledTask t;
         synchronized (this) {
+            if (!stopHedging) {
+                stopReason = reason;
+            }
             stopHedging = true;
             t = hedgeTimer;
             hedgeTimer = null;
         }
         if (t != null && t.cancel()) {
-            publishNotHedged(NotHedged.Reason.PUSHBACK);
+            publishNotHedged(reason);
         }
     }
 }

@@ -125,7 +125,7 @@ class HedgedApplicationTest {
         List<String> answers = new ArrayList<>();
         for (int i = 0; i < 4; i++) {
             HttpResponse<String> rest = get("/stock/" + i);
-            HttpResponse<String> web = get("/stock-reactive/" + i);
+            HttpResponse<String> web = get("/stock-reactive/" + (100 + i)); // ids differ per call
             assertThat(rest.statusCode()).isEqualTo(200);
             assertThat(web.statusCode()).isEqualTo(200);
             answers.add(rest.body());
@@ -135,6 +135,13 @@ class HedgedApplicationTest {
         // 50 ms to the fast one, which answers: no answer comes from the slow instance
         assertThat(answers).allMatch(a -> a.startsWith("fast:"));
         assertThat(SLOW_INVENTORY.received.get()).isPositive();
+        // at the servers: every id the slow instance received, a hedge also brought to the fast one,
+        // which answered every request in full; the slow instance answered none
+        assertThat(FAST_INVENTORY.ids).containsAll(SLOW_INVENTORY.ids);
+        assertThat(FAST_INVENTORY.received.get()).isEqualTo(8);
+        org.awaitility.Awaitility.await()
+                .untilAsserted(() -> assertThat(FAST_INVENTORY.answered.get()).isEqualTo(8));
+        assertThat(SLOW_INVENTORY.answered.get()).isZero();
         // the slow instance's requests were cancelled at the server: the losers' connections closed
         org.awaitility.Awaitility.await().untilAsserted(() -> assertThat(SLOW_INVENTORY.cancelled.get())
                 .isEqualTo(SLOW_INVENTORY.received.get()));

@@ -2,12 +2,19 @@ package io.github.hedge.spring.boot.autoconfigure;
 
 import io.github.hedge.http.HedgingClientHttpRequestInterceptor;
 import io.github.hedge.http.HedgingExchangeFilterFunction;
+import io.github.hedge.http.InstanceChooser;
+import io.github.hedge.http.loadbalancer.LoadBalancerInstanceChooser;
 import io.github.hedge.reactor.HedgedMono;
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.binder.MeterBinder;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.beans.factory.SmartInitializingSingleton;
+import org.springframework.beans.factory.annotation.Qualifier;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
@@ -16,6 +23,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.boot.web.client.RestClientCustomizer;
 import org.springframework.boot.web.client.RestTemplateCustomizer;
 import org.springframework.boot.web.reactive.function.client.WebClientCustomizer;
+import org.springframework.cloud.loadbalancer.support.LoadBalancerClientFactory;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.core.Ordered;
@@ -29,12 +37,16 @@ import org.springframework.web.reactive.function.client.ExchangeFilterFunction;
  * WebClient.Builder} (with spring-webflux and hedge-reactor) its filter. The customizers run last
  * ({@link Ordered#LOWEST_PRECEDENCE}), so the hedging is the last interceptor or filter, as it must
  * be. With Micrometer, {@code hedge.http.requests.too.large} (function counter, tag {@code name},
- * the hedge instance) counts requests not hedged because their body was over the limit.
+ * the hedge instance) counts requests not hedged because their body was over the limit. With Spring
+ * Cloud LoadBalancer (a {@code LoadBalancerClientFactory} bean), listed clients without {@code
+ * instances}, and {@code lb://} requests, are placed on the instances it knows for the service id.
  *
  * <p>{@code hedge.http.enabled=false} turns it all off; each bean backs off when the application
  * defines its own.
  */
-@AutoConfiguration(after = HedgeAutoConfiguration.class)
+@AutoConfiguration(
+        after = HedgeAutoConfiguration.class,
+        afterName = "org.springframework.cloud.loadbalancer.config.LoadBalancerAutoConfiguration")
 @ConditionalOnClass(HedgingClientHttpRequestInterceptor.class)
 @ConditionalOnBean(HedgeInstances.class)
 @ConditionalOnProperty(prefix = "hedge.http", name = "enabled", havingValue = "true", matchIfMissing = true)
@@ -50,8 +62,54 @@ public class HedgeHttpAutoConfiguration {
      */
     @Bean
     @ConditionalOnMissingBean
-    public HedgeHttpClients hedgeHttpClients(HedgeProperties properties, HedgeInstances instances) {
-        return new HedgeHttpClients(properties, instances);
+    public HedgeHttpClients hedgeHttpClients(
+            HedgeProperties properties,
+            HedgeInstances instances,
+            @Qualifier(SERVICE_CHOOSER) ObjectProvider<InstanceChooser> services) {
+        return new HedgeHttpClients(properties, instances, services.getIfAvailable());
+    }
+
+    /** The name of the bean that places attempts on Spring Cloud LoadBalancer's instances. */
+    public static final String SERVICE_CHOOSER = "hedgeLoadBalancerInstanceChooser";
+
+    /**
+     * With Spring Cloud LoadBalancer: listed clients without {@code instances} (their name is the
+     * service id), and {@code lb://} requests, are placed on the instances its suppliers list, a hedge
+     * on one the call has not tried.
+     */
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnClass(
+            name = {
+                "org.springframework.cloud.client.loadbalancer.reactive.ReactiveLoadBalancer",
+                "org.springframework.cloud.loadbalancer.core.ServiceInstanceListSupplier"
+            })
+    @ConditionalOnBean(type = "org.springframework.cloud.loadbalancer.support.LoadBalancerClientFactory")
+    static class LoadBalancerPlacement {
+        @Bean(SERVICE_CHOOSER)
+        @ConditionalOnMissingBean(name = SERVICE_CHOOSER)
+        LoadBalancerInstanceChooser hedgeLoadBalancerInstanceChooser(
+                LoadBalancerClientFactory factory, HedgeProperties properties) {
+            LoadBalancerInstanceChooser.Builder b = LoadBalancerInstanceChooser.builder(factory);
+            serviceIds(properties).forEach(b::serviceId);
+            return b.build();
+        }
+
+        /** Reads the listed services' instance lists once every singleton exists, before the first request. */
+        @Bean
+        SmartInitializingSingleton hedgeLoadBalancerPrefetch(
+                ObjectProvider<LoadBalancerInstanceChooser> chooser, HedgeProperties properties) {
+            return () -> chooser.ifAvailable(c -> c.prefetch(serviceIds(properties)));
+        }
+
+        private static List<String> serviceIds(HedgeProperties properties) {
+            List<String> ids = new ArrayList<>();
+            properties.getHttp().getClients().forEach((name, c) -> {
+                if (c.getInstances().isEmpty()) {
+                    ids.add(name);
+                }
+            });
+            return ids;
+        }
     }
 
     /**

@@ -23,7 +23,8 @@ import org.springframework.http.client.ClientHttpResponse;
 /**
  * The HTTP clients configured by {@code hedge.http.*}: for each client (the host of request URIs,
  * {@code users} for {@code http://users/...}) its hedge instance, its {@link HttpHedgePolicy} and,
- * when {@code instances} are listed, a {@link StaticInstanceChooser}. Requests to a host not listed
+ * when {@code instances} are listed, a {@link StaticInstanceChooser}; otherwise, with Spring Cloud
+ * LoadBalancer, a chooser over the instances it knows for that service id. Requests to a host not listed
  * are not hedged, unless {@code hedge.http.hedge-unlisted} is on: then they run on the instance
  * {@code hedge.http.instance}, to the request's URI. Built once at start (the
  * settings of the hedge instances themselves change at runtime as any instance's do: each request
@@ -49,6 +50,17 @@ public class HedgeHttpClients {
      * @throws InvalidHedgePropertyException naming the first invalid {@code hedge.http.*} value
      */
     public HedgeHttpClients(HedgeProperties properties, HedgeInstances instances) {
+        this(properties, instances, null);
+    }
+
+    /**
+     * @param properties the {@code hedge.*} properties
+     * @param instances the named instances whose executors run the requests
+     * @param services places the attempts of listed clients without {@code instances}, and of {@code
+     *     lb://} requests (a chooser over Spring Cloud LoadBalancer's instances), or null
+     * @throws InvalidHedgePropertyException naming the first invalid {@code hedge.http.*} value
+     */
+    public HedgeHttpClients(HedgeProperties properties, HedgeInstances instances, InstanceChooser services) {
         this.instances = instances;
         HedgeProperties.Http http = properties.getHttp();
         if (http.getInstance() == null || http.getInstance().isBlank()) {
@@ -56,13 +68,13 @@ public class HedgeHttpClients {
         }
         HttpHedgePolicy base = policy(http, List.of(), "hedge.http.");
         // requests to unlisted hosts pass through unless hedge.http.hedge-unlisted is on
-        this.fallback = new Client("*", http.isHedgeUnlisted(), http.getInstance(), base, null);
+        this.fallback = new Client("*", http.isHedgeUnlisted(), http.getInstance(), base, services);
         Map<String, Client> m = new LinkedHashMap<>();
         http.getClients().forEach((name, c) -> {
             String prefix = "hedge.http.clients." + name + ".";
             String instance = c.getInstance() == null || c.getInstance().isBlank() ? name : c.getInstance();
             HttpHedgePolicy policy = policy(http, c.getIdempotentRoutes(), prefix);
-            InstanceChooser chooser = null;
+            InstanceChooser chooser = services;
             if (!c.getInstances().isEmpty()) {
                 for (URI u : c.getInstances()) {
                     if (u == null || u.getScheme() == null || u.getHost() == null || u.getPort() < 0) {
