@@ -1,7 +1,7 @@
 package io.github.hedge.core;
 
 /**
- * The state of a {@link HedgeBudget} at one instant. Immutable.
+ * The state of a {@link HedgeBudget} at one instant, for metrics and the actuator endpoint. Immutable.
  *
  * @param ratio the configured ratio of extra attempts to primary calls
  * @param primariesInWindow primary calls counted in the current window

@@ -347,8 +347,8 @@ public final class HedgeBudget {
          *     PercentileDelay#windowSamples()}; about three times). With the
          *     former default of 20, hedge-benchmarks' sweep at 100 calls/s and a 1% budget had
          *     hedged p99.9 up to 1.081x the oracle; with 75 alone, at most 1.052x (at 1,000 calls/s,
-         *     where the burst is about 75 tokens anyway: 1.039x and 1.042x); see {@code
-         *     docs/benchmarks.md} section 2.6 for the later changes that bring it to 1.032x
+         *     where the burst is about 75 tokens anyway: 1.039x and 1.042x); the current
+         *     figures are in {@code docs/benchmarks.md#other-request-rates}
          * @return this builder
          */
         public Builder minBurst(double minBurst) {

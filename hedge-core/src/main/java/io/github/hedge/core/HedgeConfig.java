@@ -370,13 +370,14 @@ public final class HedgeConfig {
          * lets every loser finish for the same purpose; this does it for a sample). A cancelled
          * primary only tells that its latency exceeded the time it ran, and in the deep tail those
          * lower bounds are nearly all there is: without sampling, the estimated unhedged p99.9 can be
-         * off by a third on heavy-tailed latency (see {@code docs/benchmarks.md}). The sample is
+         * off by a third on heavy-tailed latency (see {@code
+         * docs/benchmarks.md#how-far-to-trust-savings-the-unhedged-estimate}). The sample is
          * taken deterministically (every {@code 1/share}-th such primary), its latency also feeds the
          * delay's tracker, and it is still cancelled after 100 times the time the call took (at
          * least 1 s, at most {@link #savingsWindow(Duration)}), so a hanging replica holds no attempt
          * for long. The cost: the servers finish the work of that share of beaten primaries, and
          * their cancel hooks run only if they reach that bound. In the simulator (see {@code
-         * docs/benchmarks.md}) a share of 0.5 gave back up to a quarter of the unhedged busy time
+         * docs/benchmarks.md#how-far-to-trust-savings-the-unhedged-estimate}) a share of 0.5 gave back up to a quarter of the unhedged busy time
          * that cancelling had saved, and behind a queue at 90% utilization it left hedged p99.9 at
          * 0.68x unhedged instead of 0.49x (share 1.0: no gain at all), which is why the default is
          * 0. Calls that fail, time out or are cancelled by the caller still cancel every attempt.

@@ -416,10 +416,11 @@ public final class LatencyTracker {
          * #maxWindowAge(Duration)} 1 h, or the window set so far if that is longer (call it after
          * {@link #window(Duration)}). With the 10 minutes of a plain builder, 10 calls/s gave each of
          * three replicas 2,000 samples for its p99, and hedge-benchmarks' sweep had hedged p99.9 at up
-         * to 1.16x the oracle's (docs/benchmarks.md 2.6). The price: at low rates the percentile
+         * to 1.16x the oracle's (current figures: {@code docs/benchmarks.md#other-request-rates}). The price: at low rates the percentile
          * follows a lasting change of latency more slowly. At 10 calls/s, after every replica became
          * 2x slower, the p99 took 41 min to come within 10% (8.5 min with 2,000 samples), and p99.99
-         * was 1.2x higher meanwhile; the budget kept extra load at its ratio (docs/benchmarks.md 3).
+         * was 1.2x higher meanwhile; the budget kept extra load at its ratio (raw output: {@code
+         * hedge-benchmarks/results/shift-all-replicas-rate10.jsonl}).
          *
          * @param policy the delay policy that reads this tracker
          * @return this builder

@@ -15,7 +15,7 @@ import java.util.Objects;
  * once a target holds that many samples of its own; until then, a pooled percentile is not used
  * when the adapter reports targets, since one stalling target would lift it. The default fallback
  * is a warm-up bound built from the first samples, which hedges from the first sample on and
- * meets the percentile when it becomes trusted (docs/core.md, "Warm-up", gives the rule and why);
+ * meets the percentile when it becomes trusted ({@code docs/core.md#cold-start} gives the rule and why);
  * {@link Builder#fallback(DelayPolicy) fallback(DelayPolicy.never())} hedges nothing before the
  * first estimate (as Finagle). At low rates the window's maximum age limits the
  * samples (the executor's own tracker keeps up to an hour: 3,600 samples at 1 call/s, enough for
@@ -56,7 +56,8 @@ public final class PercentileDelay implements DelayPolicy {
          * the samples of every target that agrees, so it jitters less (on hedge-benchmarks' steepest
          * sweep cell, a 1% budget on {@code lognormal:0,2}, over 8 seeds the delay's standard
          * deviation fell from 3.7% to 3.3% on average, and the hedged p99.9 came closer to the
-         * oracle's on 7 of them, docs/benchmarks.md 2.7); pooled samples when no target qualifies
+         * oracle's on 7 of them; raw output {@code
+         * hedge-benchmarks/results/cell-lognormal2-b0.01-seeds1-8-040a9e4.jsonl}); pooled samples when no target qualifies
          */
         TARGET_CONSENSUS,
         /** the percentile of the target the latest attempt ran on; pooled samples when unknown */
@@ -311,7 +312,8 @@ public final class PercentileDelay implements DelayPolicy {
      * LatencyTracker.Builder#minWindowSamples(long)}). Why 300: on a steep tail
      * the hedged p99.9 moves almost one for one with the delay, so the delay's own sampling error
      * shows; with 100, hedge-benchmarks' sweep had {@code lognormal:0,2} at a 1% budget at up to
-     * 1.062x the oracle's p99.9 (seed 4), with 300 at most 1.045x (docs/benchmarks.md 2.6).
+     * 1.062x the oracle's p99.9 (seed 4), with 300 at most 1.045x ({@code
+     * docs/benchmarks.md#other-request-rates}).
      *
      * @return samples
      */

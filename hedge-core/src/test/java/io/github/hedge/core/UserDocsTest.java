@@ -55,6 +55,10 @@ import org.junit.jupiter.api.io.TempDir;
  *       {@code 1.05} is found by {@code 1.0497}); a number followed by {@code %} is also found as a
  *       fraction ({@code 0.32%} by {@code 0.0032}); {@code 1,000} is read as 1000. Numbers glued to a
  *       letter before them ({@code p99}, {@code t2}) are names, not figures, and are skipped.
+ *   <li><b>Links from the Javadoc into the manual hold</b>: every {@code docs/<page>.md} a main
+ *       source file names (in any module) exists, its {@code #anchor}, if any, is a heading of that
+ *       page, and it is not cited by a section number ({@code docs/benchmarks.md 2.6}): the pages
+ *       have no numbered sections, so such a citation points nowhere.
  * </ul>
  */
 class UserDocsTest {
@@ -79,6 +83,8 @@ class UserDocsTest {
     static final Pattern DOC_NUMBER =
             Pattern.compile("(?<![A-Za-z_0-9.])(\\d{1,3}(?:,\\d{3})+|\\d+)(?:\\.(\\d+))?(?![\\d])(\\s*%)?");
     private static final Pattern RAW_NUMBER = Pattern.compile("\\d+(?:\\.\\d+)?(?:[eE][-+]?\\d+)?");
+    static final Pattern DOC_REFERENCE = Pattern.compile(
+            "docs/([A-Za-z0-9_-]+\\.md)(?:#([A-Za-z0-9_-]+))?((?:\\}|\\))?,?\\s+(?:\\*\\s+)?(?:sections?\\s+)?\\d+(?:\\.\\d+)*\\b(?![.,]\\d|\\s*(?:%|x\\b|ms\\b)))?");
 
     static List<Path> pages() {
         List<Path> pages = new ArrayList<>();
@@ -117,6 +123,76 @@ class UserDocsTest {
         assertThat(problems)
                 .as("figures of docs/benchmarks.md not in their raw output")
                 .isEmpty();
+    }
+
+    @Test
+    void should_resolve_every_docs_link_and_anchor_when_the_javadoc_cites_the_manual() {
+        assertThat(javadocLinkProblems(ROOT))
+                .as("links from main sources into docs/*.md")
+                .isEmpty();
+    }
+
+    @Test
+    void should_report_a_missing_page_anchor_or_section_number_when_the_javadoc_cites_them(@TempDir Path dir)
+            throws IOException {
+        Files.createDirectories(dir.resolve("docs"));
+        Files.writeString(dir.resolve("docs/ok.md"), "# Real heading\n\n## Other request rates\n");
+        Path src = dir.resolve("mod/src/main/java/x");
+        Files.createDirectories(src);
+        Files.writeString(
+                src.resolve("X.java"),
+                "/**\n * See {@code docs/ok.md#real-heading}, docs/ok.md, (docs/ok.md#other-request-rates) and\n"
+                        + " * {@code docs/ok.md#other-request-rates} for 1.05x; but docs/gone.md, {@code\n"
+                        + " * docs/ok.md#nope} and docs/ok.md 2.6, docs/ok.md, sections 2.8 and 2.9.\n */\nclass X {}\n");
+        assertThat(javadocLinkProblems(dir))
+                .anyMatch(p -> p.contains("docs/gone.md") && p.contains("missing page"))
+                .anyMatch(p -> p.contains("#nope") && p.contains("missing anchor"))
+                .anyMatch(p -> p.contains("2.6") && p.contains("section number"))
+                .anyMatch(p -> p.contains("2.8") && p.contains("section number"))
+                .hasSize(4);
+    }
+
+    /** Problems of the {@code docs/*.md} references in every module's main sources under {@code root}. */
+    static List<String> javadocLinkProblems(Path root) {
+        List<Path> sources;
+        try (Stream<Path> files = Files.walk(root)) {
+            sources = files.filter(p -> p.toString().endsWith(".java"))
+                    .filter(p -> {
+                        String rel = root.relativize(p).toString().replace('\\', '/');
+                        return rel.contains("src/main/java/") && !rel.contains("/target/") && !rel.startsWith(".");
+                    })
+                    .sorted()
+                    .toList();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        List<String> problems = new ArrayList<>();
+        Map<Path, Set<String>> anchorsByPage = new HashMap<>();
+        for (Path source : sources) {
+            String text = read(source);
+            Matcher m = DOC_REFERENCE.matcher(text);
+            while (m.find()) {
+                int line = 1
+                        + (int) text.substring(0, m.start())
+                                .chars()
+                                .filter(c -> c == '\n')
+                                .count();
+                String where =
+                        root.relativize(source) + ":" + line + ": '" + m.group().strip() + "'";
+                Path page = root.resolve("docs").resolve(m.group(1));
+                if (!Files.isRegularFile(page)) {
+                    problems.add(where + " names a missing page");
+                } else if (m.group(2) != null
+                        && !anchorsByPage
+                                .computeIfAbsent(page, p -> anchors(read(p)))
+                                .contains(m.group(2))) {
+                    problems.add(where + " names a missing anchor");
+                } else if (m.group(3) != null) {
+                    problems.add(where + " cites a section number; the pages have none: link an anchor");
+                }
+            }
+        }
+        return problems;
     }
 
     @Test

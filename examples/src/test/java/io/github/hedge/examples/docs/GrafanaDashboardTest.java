@@ -30,6 +30,10 @@ import org.junit.jupiter.api.Test;
  */
 class GrafanaDashboardTest {
     private static final Path DASHBOARD = Path.of("..", "docs", "grafana", "hedge-dashboard.json");
+    /** The operating page, whose dashboard and alert queries users copy. */
+    private static final Path OPERATING = Path.of("..", "docs", "tuning.md");
+
+    private static final Pattern CODE = Pattern.compile("(?s)```.*?```|`[^`\\n]+`");
     /** A JSON string field holding a query: "expr" of a panel target, "query"/"definition" of a variable. */
     private static final Pattern QUERY = Pattern.compile("\"(?:expr|definition)\"\\s*:\\s*\"((?:[^\"\\\\]|\\\\.)*)\"");
     /** A metric and its own selector, if any: {@code hedge_calls_total{name=~"$instance"}}. */
@@ -144,5 +148,40 @@ class GrafanaDashboardTest {
                         "hedge_budget_remaining_tokens",
                         "hedge_latency_hedged_seconds",
                         "hedge_latency_unhedged_estimated_seconds");
+    }
+
+    @Test
+    void should_name_only_metrics_and_labels_a_real_registry_exposes_when_the_operating_page_queries_them()
+            throws Exception {
+        String page = Files.readString(OPERATING, StandardCharsets.UTF_8);
+        List<String> lines =
+                scrapeAfterRealCalls().lines().filter(l -> !l.startsWith("#")).toList();
+        Set<String> checked = new LinkedHashSet<>();
+        Matcher code = CODE.matcher(page);
+        while (code.find()) {
+            Matcher metric = METRIC.matcher(code.group());
+            while (metric.find()) {
+                String name = metric.group(1);
+                List<String> samples = lines.stream()
+                        .filter(l -> l.startsWith(name + "{") || l.startsWith(name + " "))
+                        .toList();
+                assertThat(samples)
+                        .as("samples of %s, named in docs/tuning.md", name)
+                        .isNotEmpty();
+                if (metric.group(2) != null) {
+                    Matcher m = MATCHER.matcher(metric.group(2));
+                    while (m.find()) {
+                        String label = m.group(1);
+                        assertThat(samples)
+                                .as("label %s on %s, named in docs/tuning.md", label, name)
+                                .anyMatch(x -> x.contains("{" + label + "=\"") || x.contains("," + label + "=\""));
+                    }
+                }
+                checked.add(name);
+            }
+        }
+        assertThat(checked)
+                .as("the queries of docs/tuning.md")
+                .contains("hedge_budget_denied_hedges_total", "hedge_latency_unhedged_supported");
     }
 }

@@ -44,7 +44,9 @@ import org.HdrHistogram.Histogram;
  * <p>Every run starts with 3 s unmeasured on its own session (hedge learns its delay; nothing is
  * hedged at its warm-up delay until its tracker has 125 samples), then measures.
  *
- * <p>Usage: {@code SideBySide [seconds=15] [lanes=8] [keys=1000] [alpha=1.2]}. Prints Markdown.
+ * <p>Usage: {@code SideBySide [seconds=15] [lanes=8] [keys=1000] [alpha=1.2]}. Prints Markdown. With
+ * {@code --cold}, every configuration runs from the first call of a new session instead, its
+ * first calls reported apart from the rest ({@link ColdSideBySide}).
  */
 public final class SideBySide {
     static final String QUERY = "SELECT v FROM ks.t WHERE k = ";
@@ -82,18 +84,15 @@ public final class SideBySide {
      * @throws Exception if the cluster cannot start
      */
     public static void main(String[] args) throws Exception {
+        if (args.length > 0 && args[0].equals("--cold")) {
+            cold(args);
+            return;
+        }
         int seconds = args.length > 0 ? Integer.parseInt(args[0]) : 15;
         int lanes = args.length > 1 ? Integer.parseInt(args[1]) : 8;
         int keys = args.length > 2 ? Integer.parseInt(args[2]) : 1000;
         double alpha = args.length > 3 ? Double.parseDouble(args[3]) : 1.2;
-        long[][] delays = new long[3][keys];
-        SplittableRandom random = new SplittableRandom(2024);
-        for (int n = 0; n < 3; n++) {
-            for (int k = 0; k < keys; k++) {
-                // Pareto(xm = 1 ms, alpha), whole milliseconds, capped: P(d > x) = x^-alpha
-                delays[n][k] = Math.min(CAP_MS, Math.round(Math.pow(1 - random.nextDouble(), -1 / alpha)));
-            }
-        }
+        long[][] delays = delays(keys, alpha);
         try (SimulatedCluster cluster = new SimulatedCluster(3)) {
             prime(cluster, delays, keys, 1);
             run(cluster, "JIT warm-up", b -> b, s -> s, 2, lanes, keys, null, delays);
@@ -226,6 +225,54 @@ public final class SideBySide {
         }
     }
 
+    /** Per-(node, key) delays: Pareto(xm = 1 ms, alpha), whole milliseconds, capped; the same every run. */
+    static long[][] delays(int keys, double alpha) {
+        long[][] delays = new long[3][keys];
+        SplittableRandom random = new SplittableRandom(2024);
+        for (int n = 0; n < 3; n++) {
+            for (int k = 0; k < keys; k++) {
+                // P(d > x) = x^-alpha
+                delays[n][k] = Math.min(CAP_MS, Math.round(Math.pow(1 - random.nextDouble(), -1 / alpha)));
+            }
+        }
+        return delays;
+    }
+
+    /** {@code --cold [--rounds 12] [--seconds 6] [--calls 2000] [--calibration-rounds 3] [--lanes 8] [--keys 1000] [--alpha 1.2]} */
+    private static void cold(String[] args) throws Exception {
+        int rounds = 12;
+        int seconds = 6;
+        int calls = 2000;
+        int calibration = 3;
+        int lanes = 8;
+        int keys = 1000;
+        double alpha = 1.2;
+        for (int i = 1; i < args.length; i++) {
+            String value = i + 1 < args.length ? args[i + 1] : "";
+            switch (args[i++]) {
+                case "--rounds" -> rounds = Integer.parseInt(value);
+                case "--seconds" -> seconds = Integer.parseInt(value);
+                case "--calls" -> calls = Integer.parseInt(value);
+                case "--calibration-rounds" -> calibration = Integer.parseInt(value);
+                case "--lanes" -> lanes = Integer.parseInt(value);
+                case "--keys" -> keys = Integer.parseInt(value);
+                case "--alpha" -> alpha = Double.parseDouble(value);
+                default ->
+                    throw new IllegalArgumentException("usage: SideBySide --cold [--rounds R] [--seconds S]"
+                            + " [--calls N] [--calibration-rounds R] [--lanes L] [--keys K] [--alpha A]; unknown "
+                            + args[i - 1]);
+            }
+        }
+        if (rounds < 1 || seconds < 1 || calls < 1 || calibration < 1) {
+            throw new IllegalArgumentException("--rounds, --seconds, --calls and --calibration-rounds must be >= 1");
+        }
+        long[][] delays = delays(keys, alpha);
+        try (SimulatedCluster cluster = new SimulatedCluster(3)) {
+            prime(cluster, delays, keys, 1);
+            new ColdSideBySide(cluster, delays, lanes, keys, rounds, seconds, calls, calibration).run();
+        }
+    }
+
     private static double percent(Result r, int second) {
         return r.requestsPerSecond[second] == 0 ? 0 : 100.0 * r.extraPerSecond[second] / r.requestsPerSecond[second];
     }
@@ -265,7 +312,7 @@ public final class SideBySide {
         return "never within the run";
     }
 
-    private static com.datastax.oss.driver.api.core.config.ProgrammaticDriverConfigLoaderBuilder constant(
+    static com.datastax.oss.driver.api.core.config.ProgrammaticDriverConfigLoaderBuilder constant(
             com.datastax.oss.driver.api.core.config.ProgrammaticDriverConfigLoaderBuilder b, long delayMs) {
         return b.withString(
                         DefaultDriverOption.SPECULATIVE_EXECUTION_POLICY_CLASS, "ConstantSpeculativeExecutionPolicy")

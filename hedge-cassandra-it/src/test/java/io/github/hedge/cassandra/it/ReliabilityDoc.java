@@ -14,8 +14,8 @@ import java.util.regex.Pattern;
  * Keeps docs/reliability.md's figures and their raw output together. The doc names its raw output
  * once ({@code <!-- raw: hedge-benchmarks/results/reliability-<date> -->}) and marks each generated
  * section ({@code <!-- begin: stall -->} ... {@code <!-- end: stall -->}); {@link #render} rebuilds
- * every marked section from the raw files alone ({@link Tables}): a line with when the run ran, its
- * command and a link to the raw output, then the table. {@link ReliabilityDocTest} checks that the
+ * every marked section from the raw files alone ({@link Tables}): a line with when the run ran and a
+ * link to the raw output (the command is stated once, at the top of the page), then the tables. {@link ReliabilityDocTest} checks that the
  * doc equals its rendering, and rewrites it (with the plots) on request. Static.
  */
 final class ReliabilityDoc {
@@ -44,6 +44,9 @@ final class ReliabilityDoc {
 
     /** @return {@code doc} with every marked section rebuilt from its raw output */
     static String render(String doc) {
+        if (!doc.contains(COMMAND)) {
+            throw new IllegalStateException("the doc does not state its command: " + COMMAND);
+        }
         String raw = rawDir(doc);
         Path dir = ROOT.resolve(raw);
         Map<String, String> tables = Tables.sections(dir);
@@ -58,7 +61,7 @@ final class ReliabilityDoc {
             }
             seen.add(name);
             String files = name.equals("hygiene") ? "hygiene.properties" : name + "*";
-            String body = "Run ended " + Tables.ranAt(dir, name) + "; command: `" + COMMAND + "`; raw output: [`"
+            String body = "Run ended " + Tables.ranAt(dir, name) + " (command at the top of this page); raw output: [`"
                     + raw.substring(raw.lastIndexOf('/') + 1) + "/" + files + "`](../" + raw + "/).\n\n" + table;
             m.appendReplacement(out, Matcher.quoteReplacement(m.group(1) + body + m.group(4)));
         }

@@ -21,23 +21,18 @@ final class Tables {
 
     /**
      * The tables of a fault ({@code node-death}, {@code stall}, {@code slow-link}) with a one-line
-     * header: latency and throughput; nothing lost and exactly once; and the stall's bound or the
-     * slow link's figures.
+     * header: latency and throughput; one line for nothing lost and exactly once (failed
+     * non-idempotent statements are counted there); and the stall's bound or the slow link's figures.
      */
     static String fault(Path dir, String fault) {
         Raw.Loaded l = Raw.load(dir, fault);
         Raw.Fault info = l.fault();
         boolean death = fault.equals("node-death");
         List<String> load = new ArrayList<>();
-        load.add("| mode | requests | failed (idempotent) | failed (counter, LWT) | steady req/s | lowest req/s"
-                + " after the fault | steady p99 ms | p99 ms, fault +0-5 s | max ms after the fault"
-                + " | extra executions |" + (death ? " node marked down after |" : ""));
-        load.add("|---|---|---|---|---|---|---|---|---|---|" + (death ? "---|" : ""));
-        List<String> once = new ArrayList<>();
-        once.add("| mode | acknowledged inserts read back | non-idempotent statements answered: executed once, on"
-                + " one node | failed: executed once / never | executed twice or more | counter rows reading 1 / 0 /"
-                + " 2 or more |");
-        once.add("|---|---|---|---|---|---|");
+        load.add("| mode | failed (idempotent) | steady req/s | lowest req/s after | steady p99 ms | p99 ms,"
+                + " fault +0-5 s | max ms after | extra executions |" + (death ? " marked down after |" : ""));
+        load.add("|---|---|---|---|---|---|---|---|" + (death ? "---|" : ""));
+        long[] once = new long[10];
         for (Raw.Run run : l.runs().values()) {
             LoadRun r = run.run();
             Workload.Check c = run.check();
@@ -47,9 +42,7 @@ final class Tables {
                     .min()
                     .orElse(0);
             load.add("| " + r.mode.label
-                    + " | " + r.samples.size()
                     + " | " + r.failures(s -> s.kind().idempotent())
-                    + " | " + r.failures(s -> !s.kind().idempotent())
                     + " | " + f(r.steadyRate(info.warmupS(), info.faultS()))
                     + " | " + lowest
                     + " | "
@@ -68,14 +61,35 @@ final class Tables {
                                             : String.format(Locale.ROOT, "%.2f s", (r.markedDownAt - at) / 1e9))
                             : "")
                     + " |");
-            once.add("| " + r.mode.label + " | "
-                    + (c == null ? "-" : (c.acked() - c.missingInserts().size()) + "/" + c.acked()) + " | "
-                    + (c == null ? "- | - | - | -" : exactlyOnce(c)) + " |");
+            if (c != null) {
+                once[0] += c.acked() - c.missingInserts().size();
+                once[1] += c.acked();
+                long[] e = exactlyOnceCounts(c);
+                for (int i = 0; i < e.length; i++) {
+                    once[2 + i] += e[i];
+                }
+            }
         }
         String header = info.title() + ". Constant policy delay: " + info.constantDelayMs()
                 + " ms (the unhedged run's p95 before the fault). Rate " + LoadRun.RATE + " req/s from "
                 + LoadRun.THREADS + " threads.";
-        String out = header + "\n\n" + String.join("\n", load) + "\n\n" + String.join("\n", once) + "\n";
+        String summary = String.format(
+                Locale.ROOT,
+                "Nothing lost, exactly once, all modes together: %d of %d acknowledged inserts read back;"
+                        + " %d of %d answered non-idempotent statements executed once, on one node; failed ones"
+                        + " executed once %d, never %d; executed twice or more: %d; counter rows reading 1 / 0 /"
+                        + " 2 or more: %d / %d / %d.",
+                once[0],
+                once[1],
+                once[2],
+                once[3],
+                once[4],
+                once[5],
+                once[6],
+                once[7],
+                once[8],
+                once[9]);
+        String out = header + "\n\n" + String.join("\n", load) + "\n\n" + summary + "\n";
         if (fault.equals("stall")) {
             out += "\n" + stallBound(l);
         } else if (fault.equals("slow-link")) {
@@ -86,9 +100,8 @@ final class Tables {
 
     private static String stallBound(Raw.Loaded l) {
         List<String> rows = new ArrayList<>();
-        rows.add("| mode | max ms in flight during the stall | largest max ms of the fault-free 2 s windows"
-                + " | hedge delay ms at the stall (driver policies: + the 1 ms timer tick) | 0.25 x the unhedged max ms | bound ms (the smaller of control"
-                + " + delay and 0.25 x unhedged) | met |");
+        rows.add("| mode | slowest ms in flight during the stall | control ms (slowest of the fault-free 2 s windows)"
+                + " | hedge delay ms | 0.25 x unhedged max ms | bound ms | met |");
         rows.add("|---|---|---|---|---|---|---|");
         LoadRun none = l.runs().containsKey(Mode.NONE) ? l.runs().get(Mode.NONE).run() : null;
         for (Raw.Run run : l.runs().values()) {
@@ -130,8 +143,11 @@ final class Tables {
         return String.join("\n", rows) + "\n";
     }
 
-    /** The exactly-once columns: answered and executed once / failed executed once, never / twice+ / counter rows. */
-    static String exactlyOnce(Workload.Check c) {
+    /**
+     * The exactly-once counts: answered and executed once on one node, answered, failed executed
+     * once, failed never executed, executed twice or more, counter rows reading 1, 0, 2 or more.
+     */
+    static long[] exactlyOnceCounts(Workload.Check c) {
         List<Workload.Statement> st = c.statements();
         long answered = st.stream()
                 .filter(s -> s.told() == Workload.Told.ACKED || s.told() == Workload.Told.NOT_APPLIED)
@@ -151,8 +167,7 @@ final class Tables {
         long row1 = counterRows(st, 1, 1);
         long row0 = counterRows(st, 0, 0);
         long row2 = counterRows(st, 2, Long.MAX_VALUE);
-        return answeredOnce + "/" + answered + " | " + failedOnce + " / " + failedNever + " | " + twice + " | " + row1
-                + " / " + row0 + " / " + row2;
+        return new long[] {answeredOnce, answered, failedOnce, failedNever, twice, row1, row0, row2};
     }
 
     private static long counterRows(List<Workload.Statement> st, long from, long to) {
@@ -167,9 +182,8 @@ final class Tables {
         List<String> rows = new ArrayList<>();
         rows.add(
                 "| mode | client requests | extra executions | CQL requests received, node 1 / 2 / 3 | per client request"
-                        + " | ReadStage tasks 1 / 2 / 3 | MutationStage tasks 1 / 2 / 3 | node CPU s 1 / 2 / 3 (total)"
-                        + " | p99 ms |");
-        rows.add("|---|---|---|---|---|---|---|---|---|");
+                        + " | node CPU s 1 / 2 / 3 (total) | p99 ms |");
+        rows.add("|---|---|---|---|---|---|---|");
         for (Raw.Run run : l.runs().values()) {
             LoadRun r = run.run();
             Properties p = properties(dir.resolve(Raw.file("server-cost", r.mode, "-nodes.properties")));
@@ -184,7 +198,6 @@ final class Tables {
                     + String.format(Locale.ROOT, "%.1f%%", 100 * r.extraLoad()) + " | "
                     + perNode(p, "native_transport_requests") + " | "
                     + String.format(Locale.ROOT, "%.3f", (double) cql / client) + " | "
-                    + perNode(p, "read_stage") + " | " + perNode(p, "mutation_stage") + " | "
                     + perNode(p, "cpu_ms", 1000.0) + " (" + f(cpu) + ") | "
                     + f(LoadRun.percentileMs(
                             r.window(l.fault().warmupS() * S, Long.MAX_VALUE, x -> x.kind()

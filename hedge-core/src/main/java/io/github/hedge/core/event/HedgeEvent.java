@@ -1,7 +1,8 @@
 package io.github.hedge.core.event;
 
 /**
- * Something that happened while hedging a call. Events are immutable values, safe to hand to any
+ * The common type of the events an executor publishes about its calls, for listeners that log,
+ * count or trace them ({@link HedgeEvents}). Events are immutable values, safe to hand to any
  * thread. They never carry request payloads, bound values or credentials: only the executor's
  * name, call and attempt numbers, targets as the adapter reported them, timings and exception
  * class names.

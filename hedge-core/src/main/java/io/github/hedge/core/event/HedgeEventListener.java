@@ -3,7 +3,8 @@ package io.github.hedge.core.event;
 import java.util.Set;
 
 /**
- * Receives hedge events. Called on the thread where the event happened (a caller, a scheduler
+ * Receives an executor's hedge events, to log, count or trace its calls; register it with {@link
+ * HedgeEvents#subscribe(HedgeEventListener)}. Called on the thread where the event happened (a caller, a scheduler
  * or an attempt's completion thread), so it must be fast, non-blocking and thread-safe. An
  * exception it throws is caught and never breaks the call.
  *

@@ -94,10 +94,8 @@ public class HedgeProperties {
      */
     public static class Delay {
         /**
-         * Adaptive delay: this percentile of recent per-attempt latency, as a fraction in (0, 1) (0.95 for
-         * p95). Default when no delay is set: 1 - max-extra-load. Used from max(100, 5 / (1 -
-         * percentile)) samples on (100 up to p95, 500 for p99); until then a warm-up bound decides: no
-         * hedge before the first answer, then 4 times the typical answer's latency or more.
+         * Adaptive delay: this percentile of recent per-attempt latency, in (0, 1) (0.95 for p95).
+         * Default when no delay is set: 1 - max-extra-load.
          */
         private Double percentile;
 
@@ -192,9 +190,8 @@ public class HedgeProperties {
         private Integer maxAttempts = 2;
 
         /**
-         * Finagle's single knob: extra attempts allowed per primary call in the long run (a token bucket
-         * that saves at most a quarter of the last 30 s of deposits, or 75 tokens, whichever is more), in
-         * (0, 1); also sets the default delay to its (1 - max-extra-load) percentile.
+         * Extra attempts allowed per primary call in the long run, in (0, 1); also sets the default
+         * delay to the (1 - max-extra-load) percentile.
          */
         private Double maxExtraLoad = 0.05;
 
@@ -213,16 +210,12 @@ public class HedgeProperties {
         /** Calls slower than this are logged with their per-attempt trace (rate-limited). Default: no log. */
         private Duration slowCallThreshold;
 
-        /**
-         * How long a call counts in the executor's savings (hedged latency beside the estimated unhedged
-         * latency, see HedgedExecutor#savings), > 0.
-         */
+        /** How long a call counts in the executor's savings (HedgedExecutor#savings), > 0. */
         private Duration savingsWindow = Duration.ofMinutes(5);
 
         /**
-         * Share of beaten primaries left running to completion instead of cancelled, in [0, 1], so the
-         * savings estimate sees their real latency: 0.5 keeps the estimated unhedged p99 and p99.9 within
-         * 10% in hedge-benchmarks' sweep, at the cost of the servers' work on those primaries.
+         * Share of beaten primaries left running instead of cancelled, in [0, 1], so the savings
+         * estimate sees their real latency, at the cost of the servers' work on them.
          */
         private Double loserSampling = 0.0;
 
@@ -453,10 +446,8 @@ public class HedgeProperties {
     /** Settings of the @Hedged advisor. */
     public static class Aspect {
         /**
-         * Order of the @Hedged advisor among other advice on the same method (lower runs outside). The
-         * default, Ordered.LOWEST_PRECEDENCE - 3, runs inside resilience4j's @Retry and @CircuitBreaker
-         * and outside its @TimeLimiter and @Bulkhead (resilience4j 2.x defaults: LOWEST_PRECEDENCE - 5,
-         * - 4, - 2, - 1); it ties with @RateLimiter (- 3).
+         * Order of the @Hedged advisor among other advice (lower runs outside). The default,
+         * Ordered.LOWEST_PRECEDENCE - 3, runs inside resilience4j's @Retry and @CircuitBreaker.
          */
         private int order = 2147483644;
 
@@ -543,15 +534,12 @@ public class HedgeProperties {
          */
         private CassandraMode mode = CassandraMode.WRAPPED;
 
-        /**
-         * The hedge instance (hedge.instances.&lt;name&gt;, else hedge.defaults) whose delay, max-extra-load,
-         * max-attempts, min-delay and max-delay the session uses.
-         */
+        /** The hedge instance whose settings the session uses. */
         private String instance = "cassandra";
 
         /**
-         * Policy mode only: the driver's timer tick (advanced.netty.timer.tick-duration), which rounds every
-         * speculative delay up to a tick. Default: the driver's (100 ms).
+         * Policy mode only: the driver's timer tick (advanced.netty.timer.tick-duration), which rounds
+         * every delay up. Default: the driver's (100 ms).
          */
         private Duration timerTick;
 
@@ -592,9 +580,8 @@ public class HedgeProperties {
         private boolean enabled = true;
 
         /**
-         * The hedge instance (hedge.instances.&lt;name&gt;, else hedge.defaults) that gives every method its
-         * default delay, max-extra-load (one budget for all channels the interceptor is applied to),
-         * max-attempts, min-delay and max-delay.
+         * The hedge instance that gives every method its default settings; its max-extra-load is one
+         * budget for all channels.
          */
         private String instance = "grpc";
 
