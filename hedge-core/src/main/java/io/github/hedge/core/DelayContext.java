@@ -50,6 +50,19 @@ public interface DelayContext {
     }
 
     /**
+     * The share of the next {@code calls} calls the call's budget can pay a hedge for ({@link
+     * HedgeBudget#supply(long)}), so that an adaptive policy can keep demand for hedges within
+     * what the budget supplies ({@link PercentileDelay.Builder#budgetFeedback(boolean)}).
+     *
+     * @param calls the horizon, in calls
+     * @return at least 0, infinite for an unlimited budget, NaN when unknown (the default, and
+     *     what {@link #of} contexts report)
+     */
+    default double budgetSupply(long calls) {
+        return Double.NaN;
+    }
+
+    /**
      * A context built from plain values.
      *
      * @param attemptNumber the attempt about to be started, at least 2

@@ -12,5 +12,10 @@ public enum DelaySource {
     /** a fallback of the user's own, while the percentile is not trusted yet */
     FALLBACK,
     /** a delay that reads no latency ({@code fixed}, {@code increasing}...), or a combination of policies */
-    POLICY
+    POLICY,
+    /**
+     * an adaptive delay raised to the percentile at which demand for hedges meets what the budget
+     * supplies: the budget is short of tokens ({@link PercentileDelay.Builder#budgetFeedback})
+     */
+    BUDGET
 }

@@ -183,6 +183,22 @@ public final class HedgeBudget {
         return account.fill();
     }
 
+    /**
+     * A lock-free estimate of the share of the next primaries this budget can pay a hedge for:
+     * {@link #availableTokens()} plus what those primaries deposit for its own use (the {@link
+     * #ratio()}, half of it while the cold-start tokens are repaid), divided by their number. The
+     * horizon is {@code calls}, or the primaries that repay what is left of the cold-start tokens if
+     * more, so the advance is spread over its repayment. The floor's per-second tokens and the cap
+     * are ignored. A delay policy keeps demand for hedges
+     * within it ({@link PercentileDelay.Builder#budgetFeedback(boolean)}).
+     *
+     * @param calls the horizon, in primaries; values below 1 count as 1
+     * @return a share, at least 0; {@link Double#POSITIVE_INFINITY} for {@link #unlimited()}
+     */
+    public double supply(long calls) {
+        return account.supply(calls);
+    }
+
     /** @return the time source of the window */
     public Ticker ticker() {
         return ticker;

@@ -275,6 +275,18 @@ public final class LatencyTracker {
         return estimates.current().sampleCount();
     }
 
+    /**
+     * The lower median, over the targets that answered, of each target's median, a target with no
+     * sample yet counting its first answer's latency ({@link #recordAnswer}): an upper bound of the
+     * lower median of the targets' medians, known from each target's first answer on. For {@link
+     * WarmUpDelay}.
+     *
+     * @return ns; -1 when no target answered
+     */
+    long medianOrFirstAnswerNanos() {
+        return estimates.medianOrFirstAnswerNanos();
+    }
+
     /** @return the censored samples in the cluster-wide window (cached) */
     public long censoredCount() {
         return estimates.current().censoredCount();

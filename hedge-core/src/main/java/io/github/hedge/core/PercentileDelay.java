@@ -95,6 +95,21 @@ public final class PercentileDelay implements DelayPolicy {
      * demand a little under supply, so the bucket refills.
      */
     private static final double POOLED_SHARE = 0.8;
+    /**
+     * The shares of the budget's ratio a supply floor's level may aim at ({@link #supplyFloor}):
+     * {@code 2^(j/4)}, j = -4..12, so the tracker caches a few percentiles, not one per token.
+     */
+    private static final double[] SUPPLY_GRID = supplyGrid();
+    /** Standard errors by which a supply floor's level is lowered: a lower bound, not a guess. */
+    private static final double Z = 1;
+
+    private static double[] supplyGrid() {
+        double[] g = new double[17];
+        for (int j = 0; j < g.length; j++) {
+            g[j] = Math.pow(2, (j - 4) / 4.0);
+        }
+        return g;
+    }
 
     private PercentileDelay(Builder b) {
         this.percentile = b.percentile;
@@ -129,16 +144,69 @@ public final class PercentileDelay implements DelayPolicy {
     @Override
     public long delayNanos(DelayContext context) {
         long v = estimate(context);
-        if (v >= 0) {
-            return clamp(v);
+        if (v < 0) {
+            long f = fallback.delayNanos(context);
+            if (!warmUp || f == NO_HEDGE) {
+                return f;
+            }
+            v = f;
         }
-        long f = fallback.delayNanos(context);
-        return warmUp && f != NO_HEDGE ? clamp(f) : f;
+        if (budgetFeedback) {
+            v = Math.max(v, supplyFloor(context));
+        }
+        return clamp(v);
     }
 
     @Override
     public DelaySource source(DelayContext context) {
-        return estimate(context) >= 0 ? DelaySource.ESTIMATE : warmUp ? DelaySource.WARM_UP : DelaySource.FALLBACK;
+        long v = estimate(context);
+        DelaySource source = DelaySource.ESTIMATE;
+        if (v < 0) {
+            if (!warmUp) {
+                return DelaySource.FALLBACK;
+            }
+            v = fallback.delayNanos(context);
+            if (v == NO_HEDGE) {
+                return DelaySource.WARM_UP;
+            }
+            source = DelaySource.WARM_UP;
+        }
+        return budgetFeedback && supplyFloor(context) > v ? DelaySource.BUDGET : source;
+    }
+
+    /**
+     * The pooled percentile at which demand for hedges meets what the budget supplies over as many
+     * calls as the window holds samples ({@link DelayContext#budgetSupply(long)}): a call slower
+     * than it is one of the share {@code s} of calls the budget can pay for. The level is {@code 1 -
+     * s} rounded up to the grid {@code 1 - ratio * 2^(j/4)}, at most the highest level the samples
+     * support ({@code 1 - 5 / n}), and left out while {@code s} is above {@code 8 * ratio} (the
+     * budget pays for the warm-up bound's demand). Pooled: demand is what all the traffic asks for.
+     *
+     * @return the floor in ns, or -1 when there is none
+     */
+    private long supplyFloor(DelayContext context) {
+        LatencyTracker tracker = context.latency();
+        long n = tracker.sampleCount();
+        double ratio = context.budgetRatio();
+        if (n <= 0 || !(ratio > 0 && ratio < 1)) {
+            return -1;
+        }
+        double supply = context.budgetSupply(n);
+        if (!(supply < SUPPLY_GRID[SUPPLY_GRID.length - 1] * ratio)) {
+            return -1; // unknown, unlimited, or plenty
+        }
+        // a lower bound of the (1 - supply) percentile that n samples support: the level lowered by
+        // two standard errors of the share of samples above it (a noisy level near a slow mode
+        // would otherwise lift the delay into it), at most the level with ABOVE samples above it,
+        // rounded down to the grid
+        double share = Math.max(supply + Z * Math.sqrt(supply * (1 - supply) / n), ABOVE / n);
+        int i = 0;
+        while (i < SUPPLY_GRID.length && SUPPLY_GRID[i] * ratio < share) {
+            i++;
+        }
+        return i == SUPPLY_GRID.length || SUPPLY_GRID[i] * ratio >= 1
+                ? -1
+                : tracker.percentileNanos(1 - SUPPLY_GRID[i] * ratio);
     }
 
     /** @return the trusted percentile for this context, unclamped, or -1 while it is not trusted */

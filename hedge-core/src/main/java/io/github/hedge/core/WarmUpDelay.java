@@ -11,11 +11,12 @@ package io.github.hedge.core;
  *
  * <pre>{@code delay = max(STALL_FACTOR * m, q(1 - 5 (1 - p)), q(1 - 2.5 (1 - p)))}</pre>
  *
- * where a {@code q} whose level has too few samples is left out, and no hedge is sent before the
- * first sample (nothing is known; the first calls of a new channel or session mostly wait for its
- * connection, which a hedge cannot shorten, and a target's first answer is not a sample: {@link
- * LatencyTracker#recordAnswer}). For the default p96 the levels are p80 (25 samples per
- * target) and p90 (50).
+ * where a {@code q} whose level has too few samples is left out. A target's first answer is not a
+ * sample ({@link LatencyTracker#recordAnswer}: it measured the connection too), but it bounds the
+ * target's latency from above: a target whose only answer is its first counts with it in {@code
+ * m} when that lowers {@code m}, and before any sample the first answers alone give {@code m}. No
+ * hedge is sent before the first answer (nothing is known). For the default p96 the levels are
+ * p80 (25 samples per target) and p90 (50).
  *
  * <ul>
  *   <li>{@code 4 x median} is a stall test: a call four times slower than the typical answer is
@@ -64,6 +65,13 @@ final class WarmUpDelay implements DelayPolicy {
         LatencyTracker tracker = context.latency();
         boolean targets = true;
         long median = tracker.medianTargetPercentileNanos(0.5, 1);
+        // targets that answered once bound their latency by that answer: a slow target that
+        // answered twice cannot hold the median up while the others have answered once, and the
+        // first answers alone bound it before any sample
+        long bounded = tracker.medianOrFirstAnswerNanos();
+        if (bounded >= 0 && (median < 0 || bounded < median)) {
+            median = bounded;
+        }
         if (median < 0) {
             targets = false;
             median = tracker.sampleCount() > 0 ? tracker.percentileNanos(0.5) : -1;
@@ -90,6 +98,6 @@ final class WarmUpDelay implements DelayPolicy {
     @Override
     public String toString() {
         return "warm-up(max of " + (long) STALL_FACTOR + " x the lower median target's median and its supported"
-                + " percentiles " + java.util.Arrays.toString(levels) + "; no hedge before the first sample)";
+                + " percentiles " + java.util.Arrays.toString(levels) + "; no hedge before the first answer)";
     }
 }

@@ -292,6 +292,30 @@ class HedgeBudgetTest {
     }
 
     @Test
+    void should_spread_its_tokens_over_the_advance_repayment_when_it_reports_its_supply() {
+        HedgeBudget advanced = virtual().ratio(0.05).initialTokens(20).build();
+        // 20 tokens now, and half of the next 800 primaries' deposits: 40 tokens over 800 calls
+        assertThat(advanced.supply(1)).isCloseTo(0.05, within(1e-9));
+        assertThat(advanced.supply(100)).isCloseTo(0.05, within(1e-9));
+        for (int i = 0; i < 10; i++) {
+            assertThat(advanced.tryAcquire()).isTrue();
+        }
+        assertThat(advanced.supply(100)).isCloseTo(30.0 / 800, within(1e-9));
+        // 400 primaries: 10 of the advance repaid, 10 deposited; 20 tokens now, 10 more own over
+        // the 400 calls that repay the rest
+        for (int i = 0; i < 400; i++) {
+            advanced.recordPrimary();
+        }
+        assertThat(advanced.supply(100)).isCloseTo(30.0 / 400, within(1e-9));
+        // past the horizon of the repayment, the horizon asked for
+        assertThat(advanced.supply(4000)).isCloseTo((20 + 0.05 * 4000 - 10) / 4000, within(1e-9));
+
+        HedgeBudget plain = virtual().ratio(0.05).build();
+        assertThat(plain.supply(100)).isCloseTo(0.05, within(1e-9));
+        assertThat(HedgeBudget.unlimited().supply(100)).isInfinite();
+    }
+
+    @Test
     void should_grant_initial_tokens_at_once_and_repay_them_from_half_the_first_deposits_when_built_with_them() {
         HedgeBudget budget = virtual().ratio(0.05).initialTokens(3).build();
 

@@ -46,6 +46,31 @@ class WarmUpDelayTest {
     }
 
     @Test
+    void should_not_let_a_slow_target_hold_the_delay_up_when_the_others_have_answered_only_once() {
+        // sequential calls on a new session: the slow node answered twice (250 ms), the two others
+        // once each (their first answers, not samples, but upper bounds of their latency)
+        tracker.recordAnswer("slow", 0, 250 * MS);
+        tracker.recordAnswer("b", 250 * MS, 253 * MS);
+        tracker.recordAnswer("c", 253 * MS, 257 * MS);
+        tracker.recordAnswer("slow", 257 * MS, 507 * MS);
+
+        assertThat(delay(p96)).isCloseTo(16 * MS, withinPercentage(5));
+    }
+
+    @Test
+    void should_not_raise_the_delay_when_first_answers_are_slower_than_the_samples() {
+        // a new channel: a's samples are 2 ms, b's and c's first answers waited for their connection
+        tracker.recordAnswer("a", 0, 100 * MS);
+        for (int i = 0; i < 5; i++) {
+            tracker.recordAnswer("a", (200 + i) * MS, (202 + i) * MS);
+        }
+        tracker.recordAnswer("b", 0, 120 * MS);
+        tracker.recordAnswer("c", 0, 130 * MS);
+
+        assertThat(delay(p96)).isCloseTo(8 * MS, withinPercentage(5));
+    }
+
+    @Test
     void should_use_the_pooled_median_when_the_adapter_reports_no_targets() {
         for (int i = 0; i < 5; i++) {
             tracker.record(i == 0 ? 100 * MS : 5 * MS);

@@ -163,6 +163,32 @@ public final class BudgetAccount {
         return Math.max(0, b) / (double) SCALE;
     }
 
+    /**
+     * @param calls the next primaries, at least 1
+     * @return the share of the next primaries the bucket could pay a hedge for: the tokens a grant
+     *     could take now plus what those primaries deposit for its own use (the ratio, less what
+     *     repays the advance), over {@code calls} or over the primaries that repay what is left of
+     *     the advance, if more; lock-free; infinite when unlimited
+     */
+    public double supply(long calls) {
+        if (unlimited) {
+            return Double.POSITIVE_INFINITY;
+        }
+        long debt = debtScaled;
+        long pending = unaccountedDeposits();
+        if (debt > 0 && pending > 0) {
+            debt -= repayment(debt, pending); // what the deposits not yet accounted will repay
+        }
+        long n = Math.max(1, calls);
+        if (debt > 0 && ratioScaled > 0) {
+            // half of each deposit repays the advance: 2 * debt / ratio primaries
+            n = Math.max(n, (long) Math.ceil(2.0 * debt / ratioScaled));
+        }
+        long deposits = satMul(ratioScaled, n);
+        long own = debt > 0 && deposits > 0 ? deposits - repayment(debt, deposits) : deposits;
+        return (availableTokens() + own / (double) SCALE) / n;
+    }
+
     /** @return how full the bucket is on its own means, in [0, 1], lock-free; 1 when unlimited */
     public double fill() {
         if (unlimited) {

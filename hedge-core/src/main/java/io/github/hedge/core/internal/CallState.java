@@ -259,6 +259,11 @@ abstract class CallState<T> extends CallerFuture<T> implements DelayContext {
     }
 
     @Override
+    public double budgetSupply(long calls) {
+        return engine.budget.supply(calls);
+    }
+
+    @Override
     public LatencyTracker latency() {
         return engine.tracker;
     }

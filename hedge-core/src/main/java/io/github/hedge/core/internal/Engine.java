@@ -364,5 +364,10 @@ public final class Engine {
         public double budgetRatio() {
             return budget.ratio();
         }
+
+        @Override
+        public double budgetSupply(long calls) {
+            return budget.supply(calls);
+        }
     }
 }

@@ -98,6 +98,38 @@ public final class TrackerEstimates {
         return slowPercentile(p, target);
     }
 
+    /**
+     * The lower median, over the targets that answered, of each target's median, where a target
+     * with no sample yet counts its first answer's latency: an upper bound of its latency then (it
+     * measured the connection too). Lock-free; allocates a small array.
+     *
+     * @return ns; -1 when no target answered
+     */
+    public long medianOrFirstAnswerNanos() {
+        TrackerSnapshot s = current();
+        int median = TrackerSnapshot.indexOf(s.ps, 0.5);
+        long[] values = new long[windows.targets.size() + 1];
+        int n = 0;
+        for (Map.Entry<String, TargetState> e : windows.targets.entrySet()) {
+            TrackerSnapshot.View v = s.targets.get(e.getKey());
+            if (v != null && v.stale) {
+                continue; // it stopped answering: an old answer bounds nothing now
+            }
+            long m = v != null && v.count > 0 && median >= 0 ? v.values[median] : -1;
+            if (m < 0) {
+                m = e.getValue().firstAnswerNanos.get();
+            }
+            if (m >= 0 && n < values.length) {
+                values[n++] = m;
+            }
+        }
+        if (n == 0) {
+            return -1;
+        }
+        Arrays.sort(values, 0, n);
+        return values[(n - 1) / 2];
+    }
+
     /** The cached median or consensus for {@code (p, minSamples)} (both checked); computed on a first request. */
     public long targetValue(double p, long minSamples, boolean consensus) {
         TrackerSnapshot s = current();

@@ -114,6 +114,9 @@ public final class TrackerWindows {
         long f = first.get();
         if (f == Long.MAX_VALUE) {
             if (first.compareAndSet(Long.MAX_VALUE, endNanos)) {
+                if (t != null) {
+                    t.firstAnswerNanos.set(Math.max(0, endNanos - startNanos));
+                }
                 return; // the first answer itself
             }
             f = first.get();
@@ -233,6 +236,11 @@ public final class TrackerWindows {
         final SlidingBucketWindow window;
         /** When this target's first answer ended ({@link #recordAnswer}); unset: MAX_VALUE. */
         final AtomicLong firstAnswer = new AtomicLong(Long.MAX_VALUE);
+        /**
+         * How long that first answer took, in ns; unset: -1. Not a sample (it measured the
+         * connection too), but an upper bound of the target's latency then.
+         */
+        final AtomicLong firstAnswerNanos = new AtomicLong(-1);
 
         boolean seen; // under the lock: a refresh has already seen it (not evicted before)
         boolean stale; // under the lock: its recent samples are all censored (it stopped completing)

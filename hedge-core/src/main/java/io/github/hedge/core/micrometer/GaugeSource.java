@@ -123,7 +123,7 @@ final class GaugeSource<S> {
         for (DelaySource source : DelaySource.values()) {
             b.track(Gauge.builder(b.meterName("delay.source"), executor, x -> x.currentDelaySource() == source ? 1 : 0)
                     .description("1 for where hedge.delay.current comes from now (estimate, warm_up, fallback,"
-                            + " policy), else 0")
+                            + " policy, budget), else 0")
                     .tags(b.commonTags)
                     .tag("source", source.name().toLowerCase(java.util.Locale.ROOT))
                     .register(b.registry));

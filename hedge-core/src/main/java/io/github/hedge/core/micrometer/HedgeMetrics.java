@@ -69,7 +69,7 @@ import java.util.function.ToLongFunction;
  *   <tr><td>{@code hedge.delay.current}</td><td>time gauge, seconds</td><td>-</td>
  *       <td>{@link HedgedExecutor#currentDelayNanos()}; NaN while the policy would not hedge</td></tr>
  *   <tr><td>{@code hedge.delay.source}</td><td>gauge, 1 or 0</td><td>{@code source}:
- *       estimate|warm_up|fallback|policy</td><td>1 for {@link HedgedExecutor#currentDelaySource()}</td></tr>
+ *       estimate|warm_up|fallback|policy|budget</td><td>1 for {@link HedgedExecutor#currentDelaySource()}</td></tr>
  *   <tr><td>{@code hedge.budget.remaining}</td><td>gauge, tokens</td><td>-</td>
  *       <td>{@code executor.budget().snapshot().remaining()}</td></tr>
  *   <tr><td>{@code hedge.calls.in.flight}</td><td>gauge, calls</td><td>-</td>
