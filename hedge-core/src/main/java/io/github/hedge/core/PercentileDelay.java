@@ -412,7 +412,14 @@ public final class PercentileDelay implements DelayPolicy {
          *     scope the delay is also at least the pooled {@code max(p, 1 - ratio)} percentile
          *     ({@code max(p, 1 - 0.8 ratio)} while the bucket is low): demand is what all the
          *     traffic asks for, and one target that stalls a share of its calls would otherwise ask
-         *     for more than the budget supplies
+         *     for more than the budget supplies. From the first samples on, warm-up included, the
+         *     delay is also at least the pooled percentile at which demand meets the budget's
+         *     supply ({@link HedgeBudget#supply(long)} over the window's samples, the cold-start
+         *     tokens spread over their repayment), lowered by one standard error of the share of
+         *     samples above it, so that few samples cannot lift it into a slow target's mode
+         *     ({@link DelaySource#BUDGET} when it decides). A new executor whose warm-up bound asks
+         *     for more hedges than the budget pays for thus raises its delay instead of being denied
+         *     its slowest calls' hedges
          * @return this
          */
         public Builder budgetFeedback(boolean feedback) {
