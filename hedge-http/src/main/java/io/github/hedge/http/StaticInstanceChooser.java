@@ -22,8 +22,8 @@ import java.util.Set;
  *   <li>A primary goes round-robin over the service's instances, skipping those that stall a share
  *       of their primaries ({@link StallingTargets}: judged against the service's other instances over
  *       the last 10 s, re-read at most every 100 ms); when every instance stalls, it uses them all.
- *   <li>A hedge goes round-robin over the instances the call has not tried; when it has tried them
- *       all, over all of them.
+ *   <li>A hedge goes round-robin over the instances the call has not tried, skipping those judged
+ *       stalling; failing that, over the untried ones; when it has tried them all, over all of them.
  * </ul>
  *
  * An instance is identified in {@link AttemptContext#triedTargets()}, events and metrics by its

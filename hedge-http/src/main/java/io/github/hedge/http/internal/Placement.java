@@ -12,8 +12,9 @@ import java.util.function.IntPredicate;
 /**
  * The placement rule of one service's attempts, the one hedge-grpc's balancer follows: a primary goes
  * round-robin over the instances, skipping those {@link StallingTargets} judges stalling (all of them
- * when every one stalls); a hedge goes round-robin over the instances the call has not tried (all of
- * them when it tried every one). Instances are {@code host:port} targets. Thread-safe.
+ * when every one stalls); a hedge goes round-robin over the instances the call has not tried, skipping
+ * those judged stalling; failing that, over the untried ones; failing that, over all of them.
+ * Instances are {@code host:port} targets. Thread-safe.
  */
 public final class Placement {
     /** How far back the stalling judgement looks. */
@@ -48,15 +49,18 @@ public final class Placement {
     public int place(List<String> targets, AttemptContext attempt) {
         int n = targets.size();
         int start = Math.floorMod(next.getAndIncrement(), n);
+        Set<String> avoid = stallingNow();
         int chosen;
         if (attempt.isHedge()) {
             List<String> tried = attempt.triedTargets();
             if (!tried.isEmpty()) {
                 stalling.primaryOverdue(tried.get(0));
             }
-            chosen = pick(n, start, i -> !tried.contains(targets.get(i)));
+            chosen = pick(n, start, i -> !tried.contains(targets.get(i)) && !avoid.contains(targets.get(i)));
+            if (chosen < 0) {
+                chosen = pick(n, start, i -> !tried.contains(targets.get(i)));
+            }
         } else {
-            Set<String> avoid = stallingNow();
             chosen = pick(n, start, i -> !avoid.contains(targets.get(i)));
         }
         if (chosen < 0) {

@@ -35,8 +35,8 @@ import org.springframework.cloud.loadbalancer.core.ServiceInstanceListSupplier;
  *   <li>A primary goes round-robin over the instances, skipping those that stall a share of their
  *       primaries ({@link StallingTargets}: judged against the service's other instances over the
  *       last 10 s, re-read at most every 100 ms); when every instance stalls, it uses them all.
- *   <li>A hedge goes round-robin over the instances the call has not tried; when it has tried them
- *       all, over all of them.
+ *   <li>A hedge goes round-robin over the instances the call has not tried, skipping those judged
+ *       stalling; failing that, over the untried ones; when it has tried them all, over all of them.
  * </ul>
  *
  * This replaces the load balancer's own choice (its round-robin or random {@code ReactorLoadBalancer})

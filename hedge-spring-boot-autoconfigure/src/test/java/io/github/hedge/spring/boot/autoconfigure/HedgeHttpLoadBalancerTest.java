@@ -11,6 +11,7 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.stream.IntStream;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
@@ -135,7 +136,7 @@ class HedgeHttpLoadBalancerTest {
     }
 
     @Test
-    void should_keep_primaries_off_the_stalling_instance_when_it_is_recognised() {
+    void should_keep_primaries_and_hedges_off_the_stalling_instance_when_it_is_recognised() {
         runner.run(context -> {
             WebClient client = context.getBean(WebClient.Builder.class).build();
             LoadBalancerInstanceChooser chooser = context.getBean(LoadBalancerInstanceChooser.class);
@@ -147,12 +148,16 @@ class HedgeHttpLoadBalancerTest {
                 return chooser.stallingInstances("inventory").contains(slowTarget);
             });
             assertThat(at(slow)).isGreaterThanOrEqualTo(30);
-            received.clear();
             List<String> answers = call(client, 10_000, 60);
 
             assertThat(answers).hasSize(60).containsOnly("fast");
-            assertThat(at(slow)).isZero();
-            assertThat(at(fast.get(0)) + at(fast.get(1))).isEqualTo(60);
+            // calls 10000-10059, by the arrivals of their own requests: a loser of an earlier call that
+            // reaches the slow server late is not counted; two attempts at most, so a hedge of these
+            // calls had an untried instance that is not stalling
+            List<List<Integer>> calls = IntStream.range(10_000, 10_060)
+                    .mapToObj(i -> arrivals.getOrDefault(String.valueOf(i), List.of()))
+                    .toList();
+            assertThat(calls).allSatisfy(ports -> assertThat(ports).isNotEmpty().doesNotContain(slow.port()));
         });
     }
 }
