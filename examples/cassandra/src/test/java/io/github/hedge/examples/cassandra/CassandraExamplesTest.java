@@ -119,8 +119,10 @@ class CassandraExamplesTest {
             // reads that the slow node coordinates are speculated on, within the budget: the 20
             // cold-start tokens and 5% of 100 requests
             assertThat(speculative).isBetween(1L, 20L + 5);
-            // counted at the nodes: each read and each speculative execution the driver sent
-            assertThat(selectsServed()).isBetween(100L, 100L + speculative);
+            // counted at the nodes: each read and each speculative execution the driver sent, within
+            // the same budget. Not bounded by the driver's count: an execution whose timer fires as
+            // the read completes is sent but may be missing from that read's ExecutionInfo
+            assertThat(selectsServed()).isBetween(100L, 100L + 20 + 5);
             assertThat(session.getContext()
                             .getConfig()
                             .getDefaultProfile()
