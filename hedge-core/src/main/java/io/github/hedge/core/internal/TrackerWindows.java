@@ -60,6 +60,8 @@ public final class TrackerWindows {
      * then makes every new sample visible at once.
      */
     private volatile boolean eager;
+    /** A target's first answer arrived since the last refresh: the next read refreshes to see it. */
+    private volatile boolean firstAnswersChanged;
 
     private final long warmupRefreshNanos;
 
@@ -116,6 +118,7 @@ public final class TrackerWindows {
             if (first.compareAndSet(Long.MAX_VALUE, endNanos)) {
                 if (t != null) {
                     t.firstAnswerNanos.set(Math.max(0, endNanos - startNanos));
+                    firstAnswersChanged = true;
                 }
                 return; // the first answer itself
             }
@@ -176,9 +179,13 @@ public final class TrackerWindows {
 
     // ------------------------------------------------------------------ refresh
 
-    /** An interval has ended, or, while warming up, a sixteenth of one since the last refresh. */
+    /**
+     * An interval has ended, or, while warming up, a sixteenth of one since the last refresh, or a
+     * target answered for the first time.
+     */
     boolean refreshDue(long now) {
         return now - lastRefreshNanos >= refreshNanos
+                || firstAnswersChanged
                 || (warming && now - lastPeekNanos >= warmupRefreshNanos)
                 || (eager && clusterCounter.maybeDirty());
     }
@@ -193,6 +200,7 @@ public final class TrackerWindows {
         if (!refreshDue(now)) {
             return false;
         }
+        firstAnswersChanged = false; // before the snapshot reads them: a later one sets it again
         long last = lastRefreshNanos;
         long intervals = (now - last) / refreshNanos; // 0 for a warm-up refresh: no interval closes
         lastPeekNanos = now;
