@@ -21,6 +21,8 @@ import java.util.Map;
  *   <li>{@value #TRANSIENT_CHART}: a new executor's p99 and p99.9 over its first 200 and 1,000
  *       calls, divided by those of the best fixed delay chosen in hindsight, per service and
  *       request rate, from {@value #TRANSIENT_RAW}.
+ *   <li>{@value #SHIFT_CHART}: extra load per second (over the budget) and the delay (over the
+ *       healthy p95) while one replica of three is 5x or 10x slower, from {@link #SHIFT_RAWS}.
  * </ul>
  *
  * <p>The output is deterministic: the same raw files give the same bytes (fixed number formats,
@@ -33,15 +35,23 @@ public final class BenchmarkCharts {
     public static final String SWEEP_RAW = "hedge-benchmarks/results/sweep-seed1-2026-11-24b.jsonl";
     /** The cold-start grid's raw output, relative to the repository root. */
     public static final String TRANSIENT_RAW = "hedge-benchmarks/results/transient-200seeds-2026-11-27b.jsonl";
+    /** The shift runs' raw output (5x at 5%, 10x at 5%, 1% and 10%), relative to the repository root. */
+    public static final List<String> SHIFT_RAWS = List.of(
+            "hedge-benchmarks/results/shift-5x-2026-11-24b.json",
+            "hedge-benchmarks/results/shift-2026-11-24b.json",
+            "hedge-benchmarks/results/shift-b0.01-10x-2026-11-24b.json",
+            "hedge-benchmarks/results/shift-b0.1-10x-2026-11-24b.json");
     /** Where the tail chart goes, relative to the repository root. */
     public static final String SWEEP_CHART = "docs/img/benchmarks/sweep-vs-oracle.svg";
     /** Where the cold-start chart goes, relative to the repository root. */
     public static final String TRANSIENT_CHART = "docs/img/benchmarks/transient-grid.svg";
+    /** Where the shift chart goes, relative to the repository root. */
+    public static final String SHIFT_CHART = "docs/img/benchmarks/shift.svg";
 
     private static final String FONT = "font-family=\"Helvetica, Arial, sans-serif\"";
     private static final String[] PERCENTILES = {"p99", "p999", "p9999"};
     private static final String[] PERCENTILE_NAMES = {"p99", "p99.9", "p99.99"};
-    private static final String[] COLOURS = {"#1f77b4", "#ff7f0e", "#2ca02c"};
+    private static final String[] COLOURS = {"#1f77b4", "#ff7f0e", "#2ca02c", "#d62728"};
     /** A cold-start cell passes at or below this ratio (the target of docs/benchmarks.md). */
     private static final double TRANSIENT_TARGET = 1.10;
 
@@ -74,6 +84,11 @@ public final class BenchmarkCharts {
         Map<String, String> charts = new LinkedHashMap<>();
         charts.put(SWEEP_CHART, sweepChart(read(root.resolve(SWEEP_RAW))));
         charts.put(TRANSIENT_CHART, transientChart(read(root.resolve(TRANSIENT_RAW))));
+        List<String> shifts = new ArrayList<>();
+        for (String raw : SHIFT_RAWS) {
+            shifts.add(read(root.resolve(raw)));
+        }
+        charts.put(SHIFT_CHART, shiftChart(shifts));
         return charts;
     }
 
@@ -348,6 +363,158 @@ public final class BenchmarkCharts {
                 "",
                 "each cell: the new executor's percentile divided by the best fixed delay's at the same extra load");
         return svg.append("</svg>\n").toString();
+    }
+
+    /**
+     * The shift chart: two panels over time, extra load per second divided by the budget and the
+     * delay divided by the healthy p95, one line per run, the slowdown shaded.
+     *
+     * @param runs each run's raw output, one JSON object ({@code "scenario":"shift"})
+     * @return the SVG text
+     */
+    static String shiftChart(List<String> runs) {
+        List<Map<String, Object>> shifts = new ArrayList<>();
+        for (String run : runs) {
+            shifts.addAll(objects(run, "shift"));
+        }
+        if (shifts.isEmpty()) {
+            throw new IllegalArgumentException("the shift output holds no run");
+        }
+        double end = 0;
+        double highestLoad = 1;
+        List<String> names = new ArrayList<>();
+        List<double[][]> loads = new ArrayList<>();
+        List<double[][]> delays = new ArrayList<>();
+        for (Map<String, Object> run : shifts) {
+            double budget = number(run, "budget");
+            double p95 = number(run, "healthy_p95_ms");
+            names.add(
+                    String.format(Locale.ROOT, "%.0fx slower, budget %s", number(run, "slow_factor"), percent(budget)));
+            double[][] load = series(run, "extra_load_per_second", "extra_load", budget);
+            double[][] delay = series(run, "delay_over_time", "delay_ms", p95);
+            for (double[] point : load) {
+                end = Math.max(end, point[0]);
+                highestLoad = Math.max(highestLoad, point[1]);
+            }
+            loads.add(load);
+            delays.add(delay);
+        }
+        double loadTop = Math.ceil(highestLoad);
+        double from = number(shifts.get(0), "slow_from_s");
+        double to = number(shifts.get(0), "slow_to_s");
+
+        int left = 70;
+        int plotWidth = 760;
+        int width = left + plotWidth + 200;
+        int top1 = 70;
+        int plotHeight = 150;
+        int top2 = top1 + plotHeight + 60;
+        int height = top2 + plotHeight + 50;
+        StringBuilder svg = header(
+                width,
+                height,
+                "One replica of three slows down",
+                "Extra load per second over the budget, and the delay over the healthy p95, while one replica is 5x or 10x slower; from "
+                        + String.join(", ", SHIFT_RAWS));
+        text(svg, 12, 22, 15, "start", "bold", "One replica of three slows down (shaded): extra load and delay");
+        text(
+                svg,
+                12,
+                40,
+                12,
+                "start",
+                "",
+                String.format(
+                        Locale.ROOT,
+                        "Simulator, lognormal:0,1 at 1,000 calls/s, seed 1; one replica slower from %.0f s to %.0f s",
+                        from,
+                        to));
+        linePanel(svg, left, top1, plotWidth, plotHeight, end, 0, loadTop, 1, from, to, loads, "extra load / budget");
+        linePanel(svg, left, top2, plotWidth, plotHeight, end, 0, 2, 0.5, from, to, delays, "delay / healthy p95");
+        text(svg, left + plotWidth / 2.0, height - 12, 12, "middle", "", "time (s)");
+        for (int r = 0; r < names.size(); r++) {
+            int y = top1 + 10 + r * 20;
+            svg.append(String.format(
+                    Locale.ROOT,
+                    "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"%s\" stroke-width=\"2\"/>%n",
+                    left + plotWidth + 16,
+                    y - 4,
+                    left + plotWidth + 36,
+                    y - 4,
+                    COLOURS[r % COLOURS.length]));
+            text(svg, left + plotWidth + 42, y, 12, "start", "", names.get(r));
+        }
+        return svg.append("</svg>\n").toString();
+    }
+
+    private static void linePanel(
+            StringBuilder svg,
+            int x0,
+            int y0,
+            int w,
+            int h,
+            double xMax,
+            double yMin,
+            double yMax,
+            double yStep,
+            double shadeFrom,
+            double shadeTo,
+            List<double[][]> lines,
+            String label) {
+        svg.append(String.format(
+                Locale.ROOT,
+                "<rect x=\"%.1f\" y=\"%d\" width=\"%.1f\" height=\"%d\" fill=\"#eeeeee\"/>%n",
+                x0 + shadeFrom / xMax * w,
+                y0,
+                (shadeTo - shadeFrom) / xMax * w,
+                h));
+        for (int k = 0; yMin + k * yStep <= yMax + 1e-9; k++) {
+            double v = yMin + k * yStep;
+            double y = y0 + h - (v - yMin) / (yMax - yMin) * h;
+            boolean one = Math.abs(v - 1) < 1e-9;
+            svg.append(String.format(
+                    Locale.ROOT,
+                    "<line x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\" stroke=\"%s\" stroke-width=\"%s\"/>%n",
+                    x0,
+                    y,
+                    x0 + w,
+                    y,
+                    one ? "#555555" : "#cccccc",
+                    one ? "1.5" : "1"));
+            text(svg, x0 - 6, y + 4, 11, "end", "", String.format(Locale.ROOT, "%.1f", v));
+        }
+        for (int k = 0; k * 30 <= xMax + 1e-9; k++) {
+            double x = x0 + k * 30 / xMax * w;
+            text(svg, x, y0 + h + 16, 11, "middle", "", Integer.toString(k * 30));
+        }
+        text(svg, x0, y0 - 8, 12, "start", "bold", label);
+        for (int r = 0; r < lines.size(); r++) {
+            StringBuilder points = new StringBuilder();
+            for (double[] p : lines.get(r)) {
+                double y = Math.max(yMin, Math.min(yMax, p[1]));
+                points.append(String.format(
+                        Locale.ROOT, "%.1f,%.1f ", x0 + p[0] / xMax * w, y0 + h - (y - yMin) / (yMax - yMin) * h));
+            }
+            svg.append(String.format(
+                    Locale.ROOT,
+                    "<polyline points=\"%s\" fill=\"none\" stroke=\"%s\" stroke-width=\"1.5\" stroke-opacity=\"0.85\"/>%n",
+                    points.toString().strip(),
+                    COLOURS[r % COLOURS.length]));
+        }
+    }
+
+    /** The {@code (t_s, value / divisor)} points of a run's time series. */
+    private static double[][] series(Map<String, Object> run, String name, String value, double divisor) {
+        if (!(run.get(name) instanceof List<?> list)) {
+            throw new IllegalArgumentException("a run has no list '" + name + "'");
+        }
+        double[][] points = new double[list.size()][];
+        for (int i = 0; i < points.length; i++) {
+            @SuppressWarnings("unchecked")
+            Map<String, Object> point = (Map<String, Object>) list.get(i);
+            points[i] = new double[] {number(point, "t_s"), number(point, value) / divisor};
+        }
+        return points;
     }
 
     private static String serviceLabel(Map<String, Object> cell) {

@@ -42,21 +42,40 @@ class BenchmarkChartsTest {
     }
 
     @Test
-    void should_embed_every_chart_beside_a_link_to_its_raw_file_when_benchmarks_md_is_read() throws IOException {
+    void should_embed_every_chart_in_a_section_that_links_its_raw_files_when_benchmarks_md_is_read()
+            throws IOException {
         String page = Files.readString(ROOT.resolve("docs/benchmarks.md"), StandardCharsets.UTF_8);
-        Map<String, String> raws = Map.of(
-                BenchmarkCharts.SWEEP_CHART, BenchmarkCharts.SWEEP_RAW,
-                BenchmarkCharts.TRANSIENT_CHART, BenchmarkCharts.TRANSIENT_RAW);
-        for (Map.Entry<String, String> chart : raws.entrySet()) {
-            String image = "(" + chart.getKey().substring("docs/".length()) + ")";
-            int at = page.indexOf(image);
+        Map<String, List<String>> raws = Map.of(
+                BenchmarkCharts.SWEEP_CHART, List.of(BenchmarkCharts.SWEEP_RAW),
+                BenchmarkCharts.TRANSIENT_CHART, List.of(BenchmarkCharts.TRANSIENT_RAW),
+                BenchmarkCharts.SHIFT_CHART, BenchmarkCharts.SHIFT_RAWS);
+        for (Map.Entry<String, List<String>> chart : raws.entrySet()) {
+            int at = page.indexOf("(" + chart.getKey().substring("docs/".length()) + ")");
             assertThat(at).as("docs/benchmarks.md embeds %s", chart.getKey()).isNotNegative();
-            int lineEnd = page.indexOf("\n\n", at);
-            String paragraph = page.substring(at, lineEnd < 0 ? page.length() : lineEnd);
-            assertThat(paragraph)
-                    .as("the paragraph of %s links its raw file", chart.getKey())
-                    .contains("(../" + chart.getValue() + ")");
+            int start = page.lastIndexOf("\n#", at);
+            int end = page.indexOf("\n#", at);
+            String section = page.substring(start < 0 ? 0 : start, end < 0 ? page.length() : end);
+            for (String raw : chart.getValue()) {
+                assertThat(section)
+                        .as("the section embedding %s links %s", chart.getKey(), raw)
+                        .contains("(../" + raw + ")");
+            }
         }
+    }
+
+    @Test
+    void should_draw_one_line_per_shift_run_when_the_shift_chart_is_rendered() {
+        String run = "{\"scenario\":\"shift\",\"budget\":0.05,\"healthy_p95_ms\":5.0,\"slow_factor\":10.0,"
+                + "\"slow_from_s\":30.0,\"slow_to_s\":90.0,"
+                + "\"extra_load_per_second\":[{\"t_s\":1.0,\"extra_load\":0.05},{\"t_s\":2.0,\"extra_load\":0.15}],"
+                + "\"delay_over_time\":[{\"t_s\":5.0,\"delay_ms\":5.0}]}\n";
+        String chart =
+                BenchmarkCharts.shiftChart(List.of(run, run.replace("\"slow_factor\":10.0", "\"slow_factor\":5.0")));
+        assertThat(chart.split("<polyline", -1)).hasSize(5);
+        assertThat(chart)
+                .contains("10x slower, budget 5%")
+                .contains("5x slower, budget 5%")
+                .contains(">3.0</text>");
     }
 
     @Test
