@@ -57,7 +57,7 @@ public final class PercentileDelay implements DelayPolicy {
          * sweep cell, a 1% budget on {@code lognormal:0,2}, over 8 seeds the delay's standard
          * deviation fell from 3.7% to 3.3% on average, and the hedged p99.9 came closer to the
          * oracle's on 7 of them; raw output {@code
-         * hedge-benchmarks/results/cell-lognormal2-b0.01-seeds1-8-040a9e4.jsonl}); pooled samples when no target qualifies
+         * hedge-benchmarks/results/cell-lognormal2-b0.01-seeds1-8-2026-11-24.jsonl}); pooled samples when no target qualifies
          */
         TARGET_CONSENSUS,
         /** the percentile of the target the latest attempt ran on; pooled samples when unknown */

@@ -55,6 +55,11 @@ import org.junit.jupiter.api.io.TempDir;
  *       {@code 1.05} is found by {@code 1.0497}); a number followed by {@code %} is also found as a
  *       fraction ({@code 0.32%} by {@code 0.0032}); {@code 1,000} is read as 1000. Numbers glued to a
  *       letter before them ({@code p99}, {@code t2}) are names, not figures, and are skipped.
+ *   <li><b>No commit hash in a linked raw result's name</b>: a link to a file or folder under {@code
+ *       hedge-benchmarks/results/} whose name holds a run of 7 to 40 hex digits, not touching a
+ *       letter or digit on either side ({@code sweep-seed1-680d05c.jsonl}, also all-digit hashes such
+ *       as {@code load-8869328.json}), fails: raw results are named by the date of their run
+ *       ({@code sweep-seed1-2026-11-24.jsonl}), so a reader can tell which is current.
  *   <li><b>Links from the Javadoc into the manual hold</b>: every {@code docs/<page>.md} a main
  *       source file names (in any module) exists, its {@code #anchor}, if any, is a heading of that
  *       page, and it is not cited by a section number ({@code docs/benchmarks.md 2.6}): the pages
@@ -75,6 +80,7 @@ class UserDocsTest {
             Pattern.compile("(?<![\\w.])/(?:tmp|work|home)/|\\.\\./shared\\b|(?<![\\w./])shared/notes\\b");
     private static final Pattern LINK =
             Pattern.compile("!?\\[(?:[^\\]\\[]|\\[[^\\]]*\\])*\\]\\(([^)\\s]*)(?:\\s+\"[^\"]*\")?\\)");
+    static final Pattern RAW_NAME_HASH = Pattern.compile("(?<![A-Za-z0-9])[0-9a-f]{7,40}(?![A-Za-z0-9])");
     private static final Pattern LINK_TARGET = Pattern.compile("\\]\\([^)]*\\)");
     private static final Pattern FENCE = Pattern.compile("(?ms)^\\s*```.*?^\\s*```[^\\n]*$");
     private static final Pattern CODE_SPAN = Pattern.compile("`[^`\\n]*`");
@@ -114,6 +120,72 @@ class UserDocsTest {
             problems.addAll(linkProblems(ROOT, page));
         }
         assertThat(problems).as("broken relative links").isEmpty();
+    }
+
+    @Test
+    void should_name_raw_results_by_date_not_commit_hash_when_a_user_page_links_them() {
+        List<String> problems = new ArrayList<>();
+        for (Path page : pages()) {
+            problems.addAll(rawNameProblems(ROOT, page));
+        }
+        assertThat(problems).as("raw result files named by a commit hash").isEmpty();
+    }
+
+    @Test
+    void should_report_a_raw_result_named_by_a_commit_hash_when_a_page_links_it(@TempDir Path dir) throws IOException {
+        Path results = dir.resolve("hedge-benchmarks/results");
+        Files.createDirectories(results.resolve("reliability-2026-11-27"));
+        for (String name : List.of(
+                "sweep-seed1-680d05c.jsonl",
+                "load-8869328.json",
+                "jmh-072d06a-vs-4dab2ee.txt",
+                "sweep-seed1-2026-11-24b.jsonl",
+                "tail-pareto_2_1.json",
+                "sweep-rate10-1M-seed1-2026-11-24.jsonl")) {
+            Files.writeString(results.resolve(name), "{}");
+        }
+        Files.createDirectories(dir.resolve("docs"));
+        Path page = dir.resolve("docs/benchmarks.md");
+        Files.writeString(
+                page,
+                "# B\n\n[a](../hedge-benchmarks/results/sweep-seed1-680d05c.jsonl), "
+                        + "[b](../hedge-benchmarks/results/load-8869328.json), "
+                        + "[c](../hedge-benchmarks/results/jmh-072d06a-vs-4dab2ee.txt#x), "
+                        + "[d](../hedge-benchmarks/results/sweep-seed1-2026-11-24b.jsonl), "
+                        + "[e](../hedge-benchmarks/results/tail-pareto_2_1.json), "
+                        + "[f](../hedge-benchmarks/results/sweep-rate10-1M-seed1-2026-11-24.jsonl), "
+                        + "[g](../hedge-benchmarks/results/reliability-2026-11-27/), "
+                        + "[h](../hedge-core/src/main/java/X680d05c.java)\n");
+        assertThat(rawNameProblems(dir, page))
+                .anyMatch(p -> p.contains("sweep-seed1-680d05c.jsonl") && p.contains("'680d05c'"))
+                .anyMatch(p -> p.contains("load-8869328.json"))
+                .anyMatch(p -> p.contains("jmh-072d06a-vs-4dab2ee.txt"))
+                .hasSize(3);
+    }
+
+    /** Links from {@code page} to raw results under {@code hedge-benchmarks/results/} whose name holds a hash. */
+    static List<String> rawNameProblems(Path root, Path page) {
+        Path results = root.resolve("hedge-benchmarks/results");
+        String text = withoutCode(read(page));
+        List<String> problems = new ArrayList<>();
+        Matcher m = LINK.matcher(text);
+        while (m.find()) {
+            String target = m.group(1).replaceAll("#.*", "");
+            if (target.isEmpty() || target.matches("^[A-Za-z][A-Za-z0-9+.-]*:.*")) {
+                continue;
+            }
+            Path resolved = page.getParent().resolve(target).normalize();
+            if (!resolved.startsWith(results) || resolved.equals(results)) {
+                continue;
+            }
+            Matcher hash = RAW_NAME_HASH.matcher(results.relativize(resolved).toString());
+            if (hash.find()) {
+                problems.add(
+                        root.relativize(page) + ": link '" + m.group(1) + "' names a raw result by the commit hash '"
+                                + hash.group() + "': name it by the date of its run");
+            }
+        }
+        return problems;
     }
 
     @Test
