@@ -64,6 +64,8 @@ public final class TrackerWindows {
     private volatile boolean firstAnswersChanged;
 
     private final long warmupRefreshNanos;
+    /** How long a target that answered once is kept without a sample: the longest a window keeps one. */
+    private final long firstAnswerRetainNanos;
 
     /**
      * @param refreshNanos the refresh interval, in ns
@@ -87,6 +89,9 @@ public final class TrackerWindows {
         this.lastRefreshNanos = ticker.nanoTime();
         this.lastPeekNanos = lastRefreshNanos;
         this.warmupRefreshNanos = Math.max(1, refreshNanos / WARMUP_REFRESHES);
+        this.firstAnswerRetainNanos = refreshNanos > Long.MAX_VALUE / Math.max(1, maxAgeSlices)
+                ? Long.MAX_VALUE
+                : refreshNanos * Math.max(1, maxAgeSlices);
         this.warming = minWindowSamples > 0;
         this.eager = this.warming;
     }
@@ -211,7 +216,11 @@ public final class TrackerWindows {
             TargetState t = e.getValue();
             boolean drained = t.counter.drainTo(collector);
             t.window.advance(intervals, collector.takeSlice());
-            if (!drained && t.window.total() == 0 && t.seen && !t.counter.maybeDirty()) {
+            if (!drained
+                    && t.window.total() == 0
+                    && t.seen
+                    && !t.counter.maybeDirty()
+                    && !answeredWithin(t, now, firstAnswerRetainNanos)) {
                 if (targets.remove(e.getKey(), t)) {
                     targetCount.decrementAndGet();
                 }
@@ -236,6 +245,17 @@ public final class TrackerWindows {
         warming = minWindowSamples > 0 && clusterWindow.total() < minWindowSamples;
         eager = warming && clusterWindow.total() < EAGER_SAMPLES;
         return true;
+    }
+
+    /**
+     * Whether the target's first answer ended less than {@code nanos} ago: a target that has
+     * answered once but holds no sample yet is kept, or at a low rate (one call a second over three
+     * targets) it would be forgotten before its second answer, which would count as a first answer
+     * again and never as a sample.
+     */
+    private static boolean answeredWithin(TargetState t, long now, long nanos) {
+        long f = t.firstAnswer.get();
+        return f != Long.MAX_VALUE && now - f < nanos;
     }
 
     /** A tracked target: its hot-path counter and (under the lock) its window. */
