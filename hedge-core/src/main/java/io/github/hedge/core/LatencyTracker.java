@@ -279,46 +279,12 @@ public final class LatencyTracker {
      * The lower median, over the targets that answered, of each target's median, a target with no
      * sample yet counting its first answer's latency ({@link #recordAnswer}): an upper bound of the
      * lower median of the targets' medians, known from each target's first answer on. For {@link
-     * WarmUpDelay}. Read as the last refresh left it, like the {@code cached} reads below.
+     * WarmUpDelay}.
      *
      * @return ns; -1 when no target answered
      */
     long medianOrFirstAnswerNanos() {
-        return estimates.medianOrFirstAnswerNanos(false);
-    }
-
-    // The cached reads: as the last refresh left the estimates, without asking whether a refresh is
-    // due (which reads the ticker). For the second and later reads of one delay decision, after a
-    // read that refreshed: they see what it saw.
-
-    /** {@link #sampleCount()} as the last refresh left it. */
-    long cachedSampleCount() {
-        return estimates.lastSnapshot().sampleCount();
-    }
-
-    /** {@link #percentileNanos(double)} as the last refresh left it; p already in (0, 1). */
-    long cachedPercentileNanos(double p) {
-        return estimates.percentileNanos(p, false);
-    }
-
-    /** {@link #sampleCount(String)} as the last refresh left it. */
-    long cachedSampleCount(String target) {
-        return estimates.lastSnapshot().sampleCount(target);
-    }
-
-    /** {@link #percentileNanos(double, String)} as the last refresh left it; p already in (0, 1). */
-    long cachedPercentileNanos(double p, String target) {
-        return estimates.percentileNanos(p, target, false);
-    }
-
-    /** {@link #consensusTargetPercentileNanos} as the last refresh left it; arguments already checked. */
-    long cachedConsensusTargetPercentileNanos(double p, long minSamples) {
-        return estimates.targetValue(p, minSamples, true, false);
-    }
-
-    /** {@link #medianTargetPercentileNanos} as the last refresh left it; p and minSamples already checked. */
-    long cachedMedianTargetPercentileNanos(double p, long minSamples) {
-        return estimates.targetValue(p, minSamples, false, false);
+        return estimates.medianOrFirstAnswerNanos();
     }
 
     /** @return the censored samples in the cluster-wide window (cached) */

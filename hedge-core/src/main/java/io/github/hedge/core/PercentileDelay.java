@@ -186,7 +186,7 @@ public final class PercentileDelay implements DelayPolicy {
      */
     private long supplyFloor(DelayContext context) {
         LatencyTracker tracker = context.latency();
-        long n = tracker.cachedSampleCount(); // what the estimate's read saw
+        long n = tracker.sampleCount();
         double ratio = context.budgetRatio();
         if (n <= 0 || !(ratio > 0 && ratio < 1)) {
             return -1;
@@ -206,7 +206,7 @@ public final class PercentileDelay implements DelayPolicy {
         }
         return i == SUPPLY_GRID.length || SUPPLY_GRID[i] * ratio >= 1
                 ? -1
-                : tracker.cachedPercentileNanos(1 - SUPPLY_GRID[i] * ratio);
+                : tracker.percentileNanos(1 - SUPPLY_GRID[i] * ratio);
     }
 
     /** @return the trusted percentile for this context, unclamped, or -1 while it is not trusted */
@@ -223,22 +223,18 @@ public final class PercentileDelay implements DelayPolicy {
             percentile = aimed[step];
             need = needed[step];
         }
-        // the decision's one read that refreshes the tracker when due (it reads the ticker); every
-        // later read of this decision, here, in the warm-up bound and in the supply floor, reads
-        // what it saw
-        long samples = tracker.sampleCount();
         long v = -1;
         switch (scope) {
             case TARGET_CONSENSUS:
-                v = tracker.cachedConsensusTargetPercentileNanos(percentile, need);
+                v = tracker.consensusTargetPercentileNanos(percentile, need);
                 break;
             case TARGET_MEDIAN:
-                v = tracker.cachedMedianTargetPercentileNanos(percentile, need);
+                v = tracker.medianTargetPercentileNanos(percentile, need);
                 break;
             case PREVIOUS_TARGET:
                 String prev = context.previousTarget();
-                if (prev != null && tracker.cachedSampleCount(prev) >= need) {
-                    v = tracker.cachedPercentileNanos(percentile, prev);
+                if (prev != null && tracker.sampleCount(prev) >= need) {
+                    v = tracker.percentileNanos(percentile, prev);
                 }
                 break;
             case CLUSTER:
@@ -248,9 +244,9 @@ public final class PercentileDelay implements DelayPolicy {
         if (v < 0) {
             // targets reported but none trusted yet: their pooled samples would let a slow target
             // lift the delay (one stalling target of three puts a pooled p96 in its stalls)
-            boolean perTarget = scope != Scope.CLUSTER && tracker.cachedMedianTargetPercentileNanos(0.5, 1) >= 0;
-            if (!perTarget && samples >= need) {
-                v = tracker.cachedPercentileNanos(percentile);
+            boolean perTarget = scope != Scope.CLUSTER && tracker.medianTargetPercentileNanos(0.5, 1) >= 0;
+            if (!perTarget && tracker.sampleCount() >= need) {
+                v = tracker.percentileNanos(percentile);
             }
         } else if (budgetFeedback && scope != Scope.CLUSTER) {
             // demand is what all the traffic asks for, slow targets included. A target that stalls
@@ -264,8 +260,8 @@ public final class PercentileDelay implements DelayPolicy {
             double ratio = context.budgetRatio();
             if (ratio > 0 && ratio < 1) {
                 double level = Math.max(this.percentile, 1 - (step > 0 ? POOLED_SHARE : 1) * ratio);
-                if (samples >= samplesFor(level, minSamples)) {
-                    v = Math.max(v, tracker.cachedPercentileNanos(level));
+                if (tracker.sampleCount() >= samplesFor(level, minSamples)) {
+                    v = Math.max(v, tracker.percentileNanos(level));
                 }
             }
         }

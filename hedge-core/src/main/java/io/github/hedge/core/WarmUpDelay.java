@@ -64,8 +64,7 @@ final class WarmUpDelay implements DelayPolicy {
     public long delayNanos(DelayContext context) {
         LatencyTracker tracker = context.latency();
         boolean targets = true;
-        // PercentileDelay's estimate has just read the tracker (refreshing it when due): read what it saw
-        long median = tracker.cachedMedianTargetPercentileNanos(0.5, 1);
+        long median = tracker.medianTargetPercentileNanos(0.5, 1);
         // targets that answered once bound their latency by that answer: a slow target that
         // answered twice cannot hold the median up while the others have answered once, and the
         // first answers alone bound it before any sample
@@ -75,7 +74,7 @@ final class WarmUpDelay implements DelayPolicy {
         }
         if (median < 0) {
             targets = false;
-            median = tracker.cachedSampleCount() > 0 ? tracker.cachedPercentileNanos(0.5) : -1;
+            median = tracker.sampleCount() > 0 ? tracker.percentileNanos(0.5) : -1;
         }
         if (median < 0) {
             return NO_HEDGE;
@@ -88,7 +87,7 @@ final class WarmUpDelay implements DelayPolicy {
             return delay;
         }
         for (int i = 0; i < levels.length; i++) {
-            long q = tracker.cachedMedianTargetPercentileNanos(levels[i], levelSamples[i]);
+            long q = tracker.medianTargetPercentileNanos(levels[i], levelSamples[i]);
             if (q > delay) {
                 delay = q;
             }

@@ -189,23 +189,6 @@ class LatencyTrackerTest {
     }
 
     @Test
-    void should_count_a_targets_second_answer_as_a_sample_when_calls_are_seconds_apart() {
-        LatencyTracker t = tracker();
-        String[] targets = {"a", "b", "c"};
-        // one call a second, round robin: each target answers every 3 s; a reader between calls
-        for (int i = 0; i < 30; i++) {
-            long start = time.nanoTime();
-            t.recordAnswer(targets[i % 3], start, start + 2 * MS);
-            t.sampleCount();
-            time.advance(Duration.ofSeconds(1));
-        }
-
-        // every answer but each target's first is a sample
-        assertThat(t.sampleCount()).isEqualTo(27);
-        assertThat(t.sampleCount("a")).isEqualTo(9);
-    }
-
-    @Test
     void should_show_each_of_the_first_samples_at_the_next_read_when_warming_up() {
         LatencyTracker t = tracker();
         assertThat(t.sampleCount()).isZero();

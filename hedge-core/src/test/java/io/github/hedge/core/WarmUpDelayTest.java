@@ -58,18 +58,6 @@ class WarmUpDelayTest {
     }
 
     @Test
-    void should_bound_the_delay_by_the_first_answers_when_they_arrived_just_before_the_read() {
-        time.advance(Duration.ofSeconds(1));
-        assertThat(p96.delayNanos(DelayContext.of(2, List.of(), tracker))).isEqualTo(DelayPolicy.NO_HEDGE);
-
-        // no time passes: a first answer is not a sample, yet the next read must see it
-        tracker.recordAnswer("a", 0, 3 * MS);
-        tracker.recordAnswer("b", 0, 5 * MS);
-
-        assertThat(p96.delayNanos(DelayContext.of(2, List.of(), tracker))).isCloseTo(12 * MS, withinPercentage(5));
-    }
-
-    @Test
     void should_not_raise_the_delay_when_first_answers_are_slower_than_the_samples() {
         // a new channel: a's samples are 2 ms, b's and c's first answers waited for their connection
         tracker.recordAnswer("a", 0, 100 * MS);

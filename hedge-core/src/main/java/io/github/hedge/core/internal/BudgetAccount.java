@@ -175,15 +175,10 @@ public final class BudgetAccount {
             return Double.POSITIVE_INFINITY;
         }
         long debt = debtScaled;
-        long pending = unaccountedDeposits(); // once: one sum of the striped counter per read
-        long pendingOwn = Math.max(0, pending);
+        long pending = unaccountedDeposits();
         if (debt > 0 && pending > 0) {
-            long repaid = repayment(debt, pending); // what the deposits not yet accounted will repay
-            debt -= repaid;
-            pendingOwn = pending - repaid;
+            debt -= repayment(debt, pending); // what the deposits not yet accounted will repay
         }
-        // as availableTokens(), from the same reads
-        double available = Math.max(0, Math.min(satAdd(balanceScaled, pendingOwn), lastCapScaled)) / (double) SCALE;
         long n = Math.max(1, calls);
         if (debt > 0 && ratioScaled > 0) {
             // half of each deposit repays the advance: 2 * debt / ratio primaries
@@ -191,7 +186,7 @@ public final class BudgetAccount {
         }
         long deposits = satMul(ratioScaled, n);
         long own = debt > 0 && deposits > 0 ? deposits - repayment(debt, deposits) : deposits;
-        return (available + own / (double) SCALE) / n;
+        return (availableTokens() + own / (double) SCALE) / n;
     }
 
     /** @return how full the bucket is on its own means, in [0, 1], lock-free; 1 when unlimited */

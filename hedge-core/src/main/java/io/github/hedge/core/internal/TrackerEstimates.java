@@ -76,17 +76,7 @@ public final class TrackerEstimates {
 
     /** The p-th percentile (p already checked) of the cluster-wide window; -1 when it is empty. */
     public long percentileNanos(double p) {
-        return percentileNanos(p, true);
-    }
-
-    /**
-     * @param p the percentile, already checked
-     * @param refresh whether to refresh first when due; false reads the snapshot as the last
-     *     refresh left it (the second and later reads of one decision)
-     * @return the p-th percentile of the cluster-wide window; -1 when it is empty
-     */
-    public long percentileNanos(double p, boolean refresh) {
-        TrackerSnapshot s = refresh ? current() : snapshot;
+        TrackerSnapshot s = current();
         int i = TrackerSnapshot.indexOf(s.ps, p);
         if (i >= 0) {
             return s.cluster.values[i];
@@ -96,15 +86,7 @@ public final class TrackerEstimates {
 
     /** The p-th percentile (p already checked) of {@code target}'s window; -1 when empty or unknown. */
     public long percentileNanos(double p, String target) {
-        return percentileNanos(p, target, true);
-    }
-
-    /**
-     * {@link #percentileNanos(double, String)}, refreshed first only when {@code refresh} (false:
-     * the second and later reads of one decision).
-     */
-    public long percentileNanos(double p, String target, boolean refresh) {
-        TrackerSnapshot s = refresh ? current() : snapshot;
+        TrackerSnapshot s = current();
         TrackerSnapshot.View v = target == null ? null : s.targets.get(target);
         if (v == null) {
             return -1;
@@ -119,24 +101,17 @@ public final class TrackerEstimates {
     /**
      * The lower median, over the targets that answered, of each target's median, where a target
      * with no sample yet counts its first answer's latency: an upper bound of its latency then (it
-     * measured the connection too). Cached in the snapshot (a first answer makes the next read
-     * refresh).
+     * measured the connection too). Lock-free; allocates a small array.
      *
-     * @param refresh whether to refresh first when due; false reads the snapshot as the last
-     *     refresh left it (the second and later reads of one decision)
      * @return ns; -1 when no target answered
      */
-    public long medianOrFirstAnswerNanos(boolean refresh) {
-        return (refresh ? current() : snapshot).medianOrFirstAnswer;
-    }
-
-    /** Under the lock: {@link #medianOrFirstAnswerNanos} over the targets' views and first answers. */
-    private long medianOrFirstAnswer(Map<String, TrackerSnapshot.View> views) {
-        int median = TrackerSnapshot.indexOf(registeredPs, 0.5);
-        long[] values = new long[windows.targets.size()];
+    public long medianOrFirstAnswerNanos() {
+        TrackerSnapshot s = current();
+        int median = TrackerSnapshot.indexOf(s.ps, 0.5);
+        long[] values = new long[windows.targets.size() + 1];
         int n = 0;
         for (Map.Entry<String, TargetState> e : windows.targets.entrySet()) {
-            TrackerSnapshot.View v = views.get(e.getKey());
+            TrackerSnapshot.View v = s.targets.get(e.getKey());
             if (v != null && v.stale) {
                 continue; // it stopped answering: an old answer bounds nothing now
             }
@@ -157,15 +132,7 @@ public final class TrackerEstimates {
 
     /** The cached median or consensus for {@code (p, minSamples)} (both checked); computed on a first request. */
     public long targetValue(double p, long minSamples, boolean consensus) {
-        return targetValue(p, minSamples, consensus, true);
-    }
-
-    /**
-     * {@link #targetValue(double, long, boolean)}, refreshed first only when {@code refresh} (false:
-     * the second and later reads of one decision).
-     */
-    public long targetValue(double p, long minSamples, boolean consensus, boolean refresh) {
-        TrackerSnapshot s = refresh ? current() : snapshot;
+        TrackerSnapshot s = current();
         for (int i = 0; i < s.medianPs.length; i++) {
             if (s.medianPs[i] == p && s.medianMins[i] == minSamples) {
                 return consensus ? s.consensusValues[i] : s.medianValues[i];
@@ -304,7 +271,6 @@ public final class TrackerEstimates {
                 medianPs.clone(),
                 medianMins.clone(),
                 medianValues,
-                consensusValues,
-                medianOrFirstAnswer(views));
+                consensusValues);
     }
 }

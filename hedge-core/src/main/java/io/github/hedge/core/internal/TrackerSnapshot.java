@@ -31,8 +31,6 @@ public final class TrackerSnapshot {
     final long[] medianMins;
     final long[] medianValues;
     final long[] consensusValues;
-    /** {@link TrackerEstimates#medianOrFirstAnswerNanos()} as of this snapshot; -1 for none. */
-    final long medianOrFirstAnswer;
 
     TrackerSnapshot(
             double[] ps,
@@ -44,8 +42,7 @@ public final class TrackerSnapshot {
             double[] medianPs,
             long[] medianMins,
             long[] medianValues,
-            long[] consensusValues,
-            long medianOrFirstAnswer) {
+            long[] consensusValues) {
         this.ps = ps;
         this.registryVersion = registryVersion;
         this.clusterExclusionVersion = clusterExclusionVersion;
@@ -56,7 +53,6 @@ public final class TrackerSnapshot {
         this.medianMins = medianMins;
         this.medianValues = medianValues;
         this.consensusValues = consensusValues;
-        this.medianOrFirstAnswer = medianOrFirstAnswer;
     }
 
     /** @return the samples in the cluster-wide window, observed and censored */

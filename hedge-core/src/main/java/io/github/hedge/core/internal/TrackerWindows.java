@@ -60,12 +60,8 @@ public final class TrackerWindows {
      * then makes every new sample visible at once.
      */
     private volatile boolean eager;
-    /** A target's first answer arrived since the last refresh: the next read refreshes to see it. */
-    private volatile boolean firstAnswersChanged;
 
     private final long warmupRefreshNanos;
-    /** How long a target that answered once is kept without a sample: the longest a window keeps one. */
-    private final long firstAnswerRetainNanos;
 
     /**
      * @param refreshNanos the refresh interval, in ns
@@ -89,9 +85,6 @@ public final class TrackerWindows {
         this.lastRefreshNanos = ticker.nanoTime();
         this.lastPeekNanos = lastRefreshNanos;
         this.warmupRefreshNanos = Math.max(1, refreshNanos / WARMUP_REFRESHES);
-        this.firstAnswerRetainNanos = refreshNanos > Long.MAX_VALUE / Math.max(1, maxAgeSlices)
-                ? Long.MAX_VALUE
-                : refreshNanos * Math.max(1, maxAgeSlices);
         this.warming = minWindowSamples > 0;
         this.eager = this.warming;
     }
@@ -123,7 +116,6 @@ public final class TrackerWindows {
             if (first.compareAndSet(Long.MAX_VALUE, endNanos)) {
                 if (t != null) {
                     t.firstAnswerNanos.set(Math.max(0, endNanos - startNanos));
-                    firstAnswersChanged = true;
                 }
                 return; // the first answer itself
             }
@@ -184,13 +176,9 @@ public final class TrackerWindows {
 
     // ------------------------------------------------------------------ refresh
 
-    /**
-     * An interval has ended, or, while warming up, a sixteenth of one since the last refresh, or a
-     * target answered for the first time.
-     */
+    /** An interval has ended, or, while warming up, a sixteenth of one since the last refresh. */
     boolean refreshDue(long now) {
         return now - lastRefreshNanos >= refreshNanos
-                || firstAnswersChanged
                 || (warming && now - lastPeekNanos >= warmupRefreshNanos)
                 || (eager && clusterCounter.maybeDirty());
     }
@@ -205,7 +193,6 @@ public final class TrackerWindows {
         if (!refreshDue(now)) {
             return false;
         }
-        firstAnswersChanged = false; // before the snapshot reads them: a later one sets it again
         long last = lastRefreshNanos;
         long intervals = (now - last) / refreshNanos; // 0 for a warm-up refresh: no interval closes
         lastPeekNanos = now;
@@ -216,11 +203,7 @@ public final class TrackerWindows {
             TargetState t = e.getValue();
             boolean drained = t.counter.drainTo(collector);
             t.window.advance(intervals, collector.takeSlice());
-            if (!drained
-                    && t.window.total() == 0
-                    && t.seen
-                    && !t.counter.maybeDirty()
-                    && !answeredWithin(t, now, firstAnswerRetainNanos)) {
+            if (!drained && t.window.total() == 0 && t.seen && !t.counter.maybeDirty()) {
                 if (targets.remove(e.getKey(), t)) {
                     targetCount.decrementAndGet();
                 }
@@ -245,17 +228,6 @@ public final class TrackerWindows {
         warming = minWindowSamples > 0 && clusterWindow.total() < minWindowSamples;
         eager = warming && clusterWindow.total() < EAGER_SAMPLES;
         return true;
-    }
-
-    /**
-     * Whether the target's first answer ended less than {@code nanos} ago: a target that has
-     * answered once but holds no sample yet is kept, or at a low rate (one call a second over three
-     * targets) it would be forgotten before its second answer, which would count as a first answer
-     * again and never as a sample.
-     */
-    private static boolean answeredWithin(TargetState t, long now, long nanos) {
-        long f = t.firstAnswer.get();
-        return f != Long.MAX_VALUE && now - f < nanos;
     }
 
     /** A tracked target: its hot-path counter and (under the lock) its window. */
