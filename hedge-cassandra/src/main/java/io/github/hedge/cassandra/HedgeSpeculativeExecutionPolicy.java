@@ -30,7 +30,9 @@ import org.slf4j.LoggerFactory;
  * max-extra-load} clamped to {@code [0.5, 0.999]}; the delay clamped to {@code [min-delay,
  * max-delay]}; so that expected demand leaves a fifth
  * of the budget for bursts) and caps extra executions with a budget (by default 5% of idempotent
- * requests over 30 s).
+ * requests over 30 s). The delay sees that budget as the executor's delay sees its own ({@link
+ * DelayContext#of(int, List, io.github.hedge.core.LatencyTracker, HedgeBudget)}): while it runs
+ * low, the delay rises so that demand for speculative executions meets what it supplies.
  *
  * <pre>
  * datastax-java-driver {
@@ -152,8 +154,13 @@ public class HedgeSpeculativeExecutionPolicy implements SpeculativeExecutionPoli
             }
             int minSamples = Options.getInt(p, HedgeDriverOption.MIN_SAMPLES, 100, 1, 1_000_000);
             warmUp = Options.getBoolean(p, HedgeDriverOption.WARM_UP, true);
-            PercentileDelay.Builder percentileDelay =
-                    DelayPolicy.percentile(percentile).min(min).max(max).minSamples(minSamples);
+            // budget feedback, as the executor's default delay: it sees this policy's budget through
+            // the context nextExecution builds
+            PercentileDelay.Builder percentileDelay = DelayPolicy.percentile(percentile)
+                    .min(min)
+                    .max(max)
+                    .minSamples(minSamples)
+                    .budgetFeedback(true);
             if (!warmUp) {
                 percentileDelay.fallback(DelayPolicy.never());
             }
@@ -181,8 +188,8 @@ public class HedgeSpeculativeExecutionPolicy implements SpeculativeExecutionPoli
         if (runningExecutions >= maxExecutions) {
             return -1;
         }
-        long nanos =
-                delay.delayNanos(DelayContext.of(runningExecutions + 1, List.of(Statements.target(node)), tracker));
+        long nanos = delay.delayNanos(
+                DelayContext.of(runningExecutions + 1, List.of(Statements.target(node)), tracker, budget));
         if (nanos < 0) {
             warmingUp.increment();
             return -1;

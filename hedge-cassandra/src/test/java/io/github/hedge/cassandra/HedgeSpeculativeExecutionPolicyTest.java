@@ -336,6 +336,43 @@ class HedgeSpeculativeExecutionPolicyTest {
         assertThat(requestsToANodeThatStallsAFifth(false)).isGreaterThanOrEqualTo(35);
     }
 
+    @Test
+    void should_raise_its_delay_when_its_budget_runs_low() {
+        try (CqlSession session = sim.session(b -> b.withClass(
+                        DefaultDriverOption.LOAD_BALANCING_POLICY_CLASS, HedgeLoadBalancingPolicy.class)
+                .withClass(
+                        DefaultDriverOption.SPECULATIVE_EXECUTION_POLICY_CLASS, HedgeSpeculativeExecutionPolicy.class)
+                .withInt(DefaultDriverOption.SPECULATIVE_EXECUTION_MAX, 2)
+                .withBoolean(HedgeDriverOption.WARM_UP, false))) { // no advance: the bucket fills from deposits only
+            HedgeSpeculativeExecutionPolicy policy = policy(session, "default");
+            Node node = anyNode(session);
+            // every node: 97% of answers in 1-10 ms, 3% in 200 ms. The default p96 is in the fast
+            // part; the p98.4 that a low budget aims at (1 - 0.04 x 0.4) is in the slow one
+            for (Node n : session.getMetadata().getNodes().values()) {
+                String target = io.github.hedge.cassandra.internal.Statements.target(n);
+                for (int i = 0; i < 1_000; i++) {
+                    long ms = i % 100 < 3 ? 200 : 1 + i % 10;
+                    policy.latencyTracker().record(target, TimeUnit.MILLISECONDS.toNanos(ms));
+                }
+            }
+            for (int i = 0; i < 2_000; i++) {
+                policy.onPrimary(); // 100 tokens deposited: the bucket is full
+            }
+            org.awaitility.Awaitility.await()
+                    .atMost(Duration.ofSeconds(10))
+                    .until(() -> policy.nextExecution(node, null, insert(0), 1) > 0);
+            long full = policy.nextExecution(node, null, insert(0), 1);
+
+            while (policy.budget().tryAcquire()) {
+                // spend every token
+            }
+            long low = policy.nextExecution(node, null, insert(0), 1);
+
+            assertThat(full).as("delay with a full budget, ms").isBetween(1L, 20L);
+            assertThat(low).as("delay with an empty budget, ms").isGreaterThanOrEqualTo(200L);
+        }
+    }
+
     /** @return the requests the driver has in flight to {@code node} */
     private static int inFlight(CqlSession session, Node node) {
         ChannelPool pool = ((InternalDriverContext) session.getContext())

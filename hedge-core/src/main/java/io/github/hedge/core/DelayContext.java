@@ -5,7 +5,8 @@ import java.util.List;
 /**
  * What a {@link DelayPolicy} may look at when it decides the delay before the next attempt of a
  * call. The executor passes one for each decision; adapters that decide outside the executor (the
- * Cassandra driver's speculative execution policy) build one with {@link #of}.
+ * Cassandra driver's speculative execution policy) build one with {@link #of(int, List,
+ * LatencyTracker, HedgeBudget)}.
  *
  * <p>Implementations are used by one thread at a time.
  */
@@ -71,6 +72,23 @@ public interface DelayContext {
      * @return an immutable context
      */
     static DelayContext of(int attemptNumber, List<String> triedTargets, LatencyTracker latency) {
+        return of(attemptNumber, triedTargets, latency, null);
+    }
+
+    /**
+     * A context built from plain values that reports {@code budget}'s fill, ratio and supply, as the
+     * executor's contexts report their call's budget: for an adapter that decides the delay outside
+     * the executor but charges hedges to a {@link HedgeBudget} of its own (the Cassandra driver's
+     * speculative execution policy), so that budget feedback works there too.
+     *
+     * @param attemptNumber the attempt about to be started, at least 2
+     * @param triedTargets targets already tried, in order (copied)
+     * @param latency the latency tracker
+     * @param budget the budget the hedge will be charged to; {@code null} for none (the context then
+     *     reports what {@link #of(int, List, LatencyTracker)} contexts report)
+     * @return a context, immutable but for the budget's state, which it reads when asked
+     */
+    static DelayContext of(int attemptNumber, List<String> triedTargets, LatencyTracker latency, HedgeBudget budget) {
         if (attemptNumber < 2) {
             throw new IllegalArgumentException("attemptNumber must be >= 2, was " + attemptNumber);
         }
@@ -90,6 +108,21 @@ public interface DelayContext {
             @Override
             public LatencyTracker latency() {
                 return latency;
+            }
+
+            @Override
+            public double budgetFill() {
+                return budget == null ? 1.0 : budget.fill();
+            }
+
+            @Override
+            public double budgetRatio() {
+                return budget == null ? Double.NaN : budget.ratio();
+            }
+
+            @Override
+            public double budgetSupply(long calls) {
+                return budget == null ? Double.NaN : budget.supply(calls);
             }
         };
     }

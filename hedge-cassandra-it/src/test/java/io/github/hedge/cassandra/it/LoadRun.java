@@ -28,8 +28,11 @@ import java.util.function.Predicate;
  * end, kind and outcome.
  */
 final class LoadRun {
-    /** One request: times in nanoseconds since the run started. */
-    record Sample(long start, long end, Workload.Kind kind, long seq, String error) {
+    /**
+     * One request: times in nanoseconds since the run started; {@code route} where its answer came
+     * from ({@link Workload#route}), empty when unknown.
+     */
+    record Sample(long start, long end, Workload.Kind kind, long seq, String route, String error) {
         boolean ok() {
             return error == null;
         }
@@ -192,7 +195,7 @@ final class LoadRun {
                                 kind = guessKind(e);
                             }
                             long done = System.nanoTime();
-                            out.add(new Sample(start - t0, done - t0, kind, mySeq, error));
+                            out.add(new Sample(start - t0, done - t0, kind, mySeq, workload.takeRoute(), error));
                             next = Math.max(next + interval, done);
                         }
                     },

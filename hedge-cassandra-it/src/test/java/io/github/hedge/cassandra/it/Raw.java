@@ -74,9 +74,9 @@ final class Raw {
         try (Writer w = new OutputStreamWriter(
                 new GZIPOutputStream(Files.newOutputStream(dir.resolve(file(fault, r.mode, "-requests.csv.gz")))),
                 StandardCharsets.UTF_8)) {
-            w.write("start_ns,end_ns,kind,seq,error\n");
+            w.write("start_ns,end_ns,kind,seq,route,error\n");
             for (LoadRun.Sample s : r.samples) {
-                w.write(s.start() + "," + s.end() + "," + s.kind() + "," + s.seq() + ","
+                w.write(s.start() + "," + s.end() + "," + s.kind() + "," + s.seq() + "," + s.route() + ","
                         + (s.ok()
                                 ? ""
                                 : s.error().replace(',', ';').replace('\n', ' ').replace('\r', ' ')) + "\n");
@@ -150,16 +150,19 @@ final class Raw {
         try (BufferedReader in = new BufferedReader(new InputStreamReader(
                 new GZIPInputStream(Files.newInputStream(dir.resolve(file(fault, mode, "-requests.csv.gz")))),
                 StandardCharsets.UTF_8))) {
-            in.readLine();
+            // files written before the route column have five columns
+            boolean routes = in.readLine().contains(",route,");
             String line;
             while ((line = in.readLine()) != null) {
-                String[] c = line.split(",", 5);
+                String[] c = line.split(",", routes ? 6 : 5);
+                String error = c[c.length - 1];
                 r.samples.add(new LoadRun.Sample(
                         Long.parseLong(c[0]),
                         Long.parseLong(c[1]),
                         Workload.Kind.valueOf(c[2]),
                         Long.parseLong(c[3]),
-                        c[4].isEmpty() ? null : c[4]));
+                        routes ? c[4] : "",
+                        error.isEmpty() ? null : error));
             }
         }
         Workload.Check check = null;

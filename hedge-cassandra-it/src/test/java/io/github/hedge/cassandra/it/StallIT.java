@@ -93,10 +93,11 @@ class StallIT {
                 .limit(n)
                 .map(s -> String.format(
                         java.util.Locale.ROOT,
-                        "%s %s %.1f ms (started %+.0f ms from the stall)",
+                        "%s %s %.1f ms%s (started %+.0f ms from the stall)",
                         s.kind(),
                         s.consistency(),
                         s.latencyMs(),
+                        s.route().isEmpty() ? "" : " " + s.route(),
                         (s.start() - fault) / 1e6))
                 .collect(java.util.stream.Collectors.joining("; "));
     }

@@ -138,6 +138,34 @@ final class Workload {
         return (seq & 1) == 0 ? ConsistencyLevel.LOCAL_ONE : ConsistencyLevel.LOCAL_QUORUM;
     }
 
+    /** The route of the calling thread's last answered read or insert ({@link #route(ExecutionInfo)}). */
+    private final ThreadLocal<String> route = new ThreadLocal<>();
+
+    /**
+     * @return the route of the calling thread's last answered read or insert, then forgets it; empty
+     *     for the other kinds and for failures
+     */
+    String takeRoute() {
+        String r = route.get();
+        route.remove();
+        return r == null ? "" : r;
+    }
+
+    /**
+     * Where an answer came from, as the driver reports it: {@code n<i>} the answering coordinator
+     * (the last octet of its address) and {@code s<k>} the speculative executions the driver started
+     * for it (0 in the wrapped session, whose hedges are requests of their own).
+     */
+    static String route(com.datastax.oss.driver.api.core.cql.ExecutionInfo info) {
+        com.datastax.oss.driver.api.core.metadata.Node c = info.getCoordinator();
+        String node = "?";
+        if (c != null && c.getEndPoint().resolve() instanceof java.net.InetSocketAddress a) {
+            byte[] b = a.getAddress().getAddress();
+            node = String.valueOf(b[b.length - 1] & 0xff);
+        }
+        return "n" + node + "s" + info.getSpeculativeExecutionCount();
+    }
+
     /** Runs one statement of the mix; returns its kind; a failure comes as a {@link LoadRun.KindException}. */
     Kind next(Ledger ledger, int thread, long seq, boolean idempotent) {
         ThreadLocalRandom r = ThreadLocalRandom.current();
@@ -151,6 +179,7 @@ final class Workload {
                     ResultSet rs = session.execute(
                             read.bind(r.nextInt(ROWS)).setIdempotent(true).setConsistencyLevel(cl));
                     ledger.speculative.addAndGet(rs.getExecutionInfo().getSpeculativeExecutionCount());
+                    route.set(route(rs.getExecutionInfo()));
                     if (rs.one() == null) {
                         throw new IllegalStateException("a pre-written row was not found");
                     }
@@ -159,6 +188,7 @@ final class Workload {
                     ResultSet rs = session.execute(
                             insert.bind(key, seq).setIdempotent(true).setConsistencyLevel(cl));
                     ledger.speculative.addAndGet(rs.getExecutionInfo().getSpeculativeExecutionCount());
+                    route.set(route(rs.getExecutionInfo()));
                     ledger.ackedInserts.add(key);
                 }
                 case COUNTER -> {
