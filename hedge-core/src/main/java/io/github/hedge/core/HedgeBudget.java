@@ -39,9 +39,9 @@ import java.util.concurrent.atomic.LongAdder;
  * per minute too (one hedge per 20 primaries, whenever a call wants one), and there is no hidden
  * floor (the default {@code minPerSecond} is 0, and then no token exists that a primary did not
  * deposit). {@link Builder#initialTokens(double) Initial tokens} do not change that: they are an
- * advance on the deposits of the first primaries, half of each deposit repaying it until it is
- * repaid, so after {@code P} primaries hedges never exceed {@code max(initialTokens + ratio * P /
- * 2, ratio * P)}, which is {@code ratio * P} from {@code P = 2 * initialTokens / ratio} on. A ratio of 1
+ * advance on the deposits of the first primaries, a quarter of each deposit repaying it until it
+ * is repaid, so after {@code P} primaries hedges never exceed {@code max(initialTokens + 3 * ratio *
+ * P / 4, ratio * P)}, which is {@code ratio * P} from {@code P = 4 * initialTokens / ratio} on. A ratio of 1
  * allows one hedge per primary call (still a cap; {@link #unlimited()} is the budget that never
  * denies).
  *
@@ -172,10 +172,11 @@ public final class HedgeBudget {
     }
 
     /**
-     * A lock-free estimate of how full the bucket is on its own means: {@link #availableTokens()},
-     * less what is still owed of the initial tokens' advance, over the latest cap. A budget whose
-     * tokens are mostly the advance reads nearly empty, so a delay policy with budget feedback asks
-     * for less while the first deposits go to repaying it.
+     * A lock-free estimate of how full the bucket is: {@link #availableTokens()} over the latest cap.
+     * Tokens of the initial advance count: they are the bucket's to spend, and a quarter of each
+     * deposit repays them meanwhile, so a new budget reads as full as the tokens it holds (with the
+     * advance read as owed, a delay policy with budget feedback aimed at fewer hedges from the first
+     * call and left slow calls unhedged while the advance was repaid).
      *
      * @return in [0, 1]; 1 for {@link #unlimited()}
      */
@@ -186,7 +187,7 @@ public final class HedgeBudget {
     /**
      * A lock-free estimate of the share of the next primaries this budget can pay a hedge for:
      * {@link #availableTokens()} plus what those primaries deposit for its own use (the {@link
-     * #ratio()}, half of it while the cold-start tokens are repaid), divided by their number. The
+     * #ratio()}, three quarters of it while the cold-start tokens are repaid), divided by their number. The
      * horizon is {@code calls}, or the primaries that repay what is left of the cold-start tokens if
      * more, so the advance is spread over its repayment. The floor's per-second tokens and the cap
      * are ignored. A delay policy keeps demand for hedges
@@ -236,8 +237,8 @@ public final class HedgeBudget {
      * The {@link Builder#initialTokens(double) initial tokens} the executors and adapters give the
      * budgets they build: {@code min(20, 400 * ratio)}. A new client then hedges from its first
      * answers on (20 hedges at 5%, 4 at 1%, none below 0.25%), and after {@code P} primaries its
-     * hedges still never exceed {@code max(initialTokens + ratio * P / 2, ratio * P)}: extra load is
-     * at most the ratio from the 800th call on, and exactly zero at a ratio of zero.
+     * hedges still never exceed {@code max(initialTokens + 3 * ratio * P / 4, ratio * P)}: extra load
+     * is at most the ratio from the 1,600th call on, and exactly zero at a ratio of zero.
      *
      * @param ratio the budget's ratio, in [0, 1]
      * @return tokens, in [0, 20]
@@ -248,7 +249,7 @@ public final class HedgeBudget {
 
     /**
      * @return the tokens the bucket held when it was built (0 = none), an advance the first
-     *     {@code 2 * initialTokens / ratio} primaries' deposits repay, half of each
+     *     {@code 4 * initialTokens / ratio} primaries' deposits repay, a quarter of each
      */
     public double initialTokens() {
         return initialTokens;
@@ -361,13 +362,13 @@ public final class HedgeBudget {
          *     #minBurst(double) minBurst}] (default 0): a new client can then hedge its first
          *     calls, before its primaries have deposited a whole token (at 5% that takes 20 calls),
          *     which is when it knows least about its backends. They are an advance, not a gift:
-         *     half of each deposit repays it until the primaries have deposited twice the advance,
-         *     so after {@code P} primaries hedges never exceed {@code max(initialTokens + ratio *
-         *     P / 2, ratio * P)}, and extra load in the long run is the ratio's, as for a budget
-         *     built without them. A client that spends the advance in its first calls keeps half
-         *     the ratio meanwhile (a hedge per 40 calls at 5%) rather than none, so stalls among
-         *     those calls are still hedged; the advance is repaid after {@code 2 * initialTokens /
-         *     ratio} primaries (800 for 20 tokens at 5%), spent or not
+         *     a quarter of each deposit repays it until the primaries have deposited four times the
+         *     advance, so after {@code P} primaries hedges never exceed {@code max(initialTokens + 3
+         *     * ratio * P / 4, ratio * P)}, and extra load in the long run is the ratio's, as for a
+         *     budget built without them. A client that spends the advance in its first calls keeps
+         *     three quarters of the ratio meanwhile (3 hedges per 80 calls at 5%), so stalls among
+         *     those calls are still hedged; the advance is repaid after {@code 4 * initialTokens /
+         *     ratio} primaries (1,600 for 20 tokens at 5%), spent or not
          * @return this builder
          */
         public Builder initialTokens(double initialTokens) {

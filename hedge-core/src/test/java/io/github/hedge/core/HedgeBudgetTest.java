@@ -277,38 +277,40 @@ class HedgeBudgetTest {
     }
 
     @Test
-    void should_read_its_fill_net_of_the_advance_when_built_with_initial_tokens() {
+    void should_read_its_fill_from_every_token_it_holds_when_built_with_initial_tokens() {
         HedgeBudget advanced = virtual().ratio(0.05).initialTokens(20).build();
         HedgeBudget plain = virtual().ratio(0.05).build();
-        // 20 tokens to spend, all of them owed: the bucket holds nothing of its own yet
+        // 20 tokens to spend, all of them owed: they are the bucket's to spend all the same
         assertThat(advanced.availableTokens()).isEqualTo(20.0);
-        assertThat(advanced.fill()).isZero();
-        // half the deposits of 800 primaries repay the advance; then the two buckets fill alike
-        for (int i = 0; i < 1_000; i++) {
+        assertThat(advanced.fill()).isEqualTo(20.0 / 75, within(1e-9));
+        assertThat(plain.fill()).isZero();
+        // a quarter of the deposits of 1,600 primaries repays the advance; then both are full
+        for (int i = 0; i < 2_000; i++) {
             advanced.recordPrimary();
             plain.recordPrimary();
         }
-        assertThat(advanced.fill()).isGreaterThan(0).isEqualTo(plain.fill(), within(1e-9));
+        assertThat(advanced.fill()).isEqualTo(1.0, within(1e-9)).isEqualTo(plain.fill(), within(1e-9));
     }
 
     @Test
     void should_spread_its_tokens_over_the_advance_repayment_when_it_reports_its_supply() {
         HedgeBudget advanced = virtual().ratio(0.05).initialTokens(20).build();
-        // 20 tokens now, and half of the next 800 primaries' deposits: 40 tokens over 800 calls
+        // 20 tokens now, and three quarters of the next 1,600 primaries' deposits: 80 tokens over
+        // 1,600 calls
         assertThat(advanced.supply(1)).isCloseTo(0.05, within(1e-9));
         assertThat(advanced.supply(100)).isCloseTo(0.05, within(1e-9));
         for (int i = 0; i < 10; i++) {
             assertThat(advanced.tryAcquire()).isTrue();
         }
-        assertThat(advanced.supply(100)).isCloseTo(30.0 / 800, within(1e-9));
-        // 400 primaries: 10 of the advance repaid, 10 deposited; 20 tokens now, 10 more own over
-        // the 400 calls that repay the rest
+        assertThat(advanced.supply(100)).isCloseTo(70.0 / 1_600, within(1e-9));
+        // 400 primaries deposit 20 tokens: 5 repay the advance, 15 are the bucket's; 25 tokens now,
+        // and 45 more of its own over the 1,200 calls that repay the rest
         for (int i = 0; i < 400; i++) {
             advanced.recordPrimary();
         }
-        assertThat(advanced.supply(100)).isCloseTo(30.0 / 400, within(1e-9));
+        assertThat(advanced.supply(100)).isCloseTo(70.0 / 1_200, within(1e-9));
         // past the horizon of the repayment, the horizon asked for
-        assertThat(advanced.supply(4000)).isCloseTo((20 + 0.05 * 4000 - 10) / 4000, within(1e-9));
+        assertThat(advanced.supply(4000)).isCloseTo((25 + 0.05 * 4000 - 15) / 4000, within(1e-9));
 
         HedgeBudget plain = virtual().ratio(0.05).build();
         assertThat(plain.supply(100)).isCloseTo(0.05, within(1e-9));
@@ -316,7 +318,8 @@ class HedgeBudgetTest {
     }
 
     @Test
-    void should_grant_initial_tokens_at_once_and_repay_them_from_half_the_first_deposits_when_built_with_them() {
+    void
+            should_grant_initial_tokens_at_once_and_repay_them_from_a_quarter_of_the_first_deposits_when_built_with_them() {
         HedgeBudget budget = virtual().ratio(0.05).initialTokens(3).build();
 
         assertThat(budget.initialTokens()).isEqualTo(3);
@@ -326,17 +329,19 @@ class HedgeBudgetTest {
             granted++;
         }
         assertThat(granted).isEqualTo(3);
-        // the first 120 primaries deposit 6 tokens: half repay the advance, half are granted, one
-        // per 40 calls, so calls that all want a hedge never go 40 calls without one
-        for (int i = 0; i < 120; i++) {
+        // the first 240 primaries deposit 12 tokens: a quarter repays the advance, the rest is
+        // granted, 3 per 80 calls, so calls that all want a hedge never go 27 calls without one
+        int since = 0;
+        for (int i = 0; i < 240; i++) {
             budget.recordPrimary();
-            boolean got = budget.tryAcquire();
-            assertThat(got).as("call %d", i + 1).isEqualTo((i + 1) % 40 == 0);
-            if (got) {
+            since++;
+            if (budget.tryAcquire()) {
                 granted++;
+                assertThat(since).as("calls up to call %d", i + 1).isLessThanOrEqualTo(27);
+                since = 0;
             }
         }
-        assertThat(granted).isEqualTo(3 + 3);
+        assertThat(granted).isEqualTo(3 + 9);
         // repaid: the next 40 get the 2 their deposits pay for
         for (int i = 0; i < 40; i++) {
             budget.recordPrimary();
@@ -344,7 +349,7 @@ class HedgeBudgetTest {
                 granted++;
             }
         }
-        assertThat(granted).isEqualTo(3 + 3 + 2);
+        assertThat(granted).isEqualTo(3 + 9 + 2);
     }
 
     @Test
@@ -352,13 +357,14 @@ class HedgeBudgetTest {
         HedgeBudget advanced = virtual().ratio(0.05).initialTokens(20).build();
         HedgeBudget plain = virtual().ratio(0.05).build();
 
-        for (int i = 0; i < 1_000; i++) {
+        for (int i = 0; i < 2_000; i++) {
             advanced.recordPrimary();
             plain.recordPrimary();
             time.advance(Duration.ofMillis(1));
-            if (i < 799) {
-                // before the advance is repaid: the advance and half the deposits, not more
-                assertThat(advanced.availableTokens()).isEqualTo(20.0 + 0.025 * (i + 1), within(1e-6));
+            if (i < 1_599) {
+                // before the advance is repaid: the advance and three quarters of the deposits, not
+                // more, within the cap (75 tokens)
+                assertThat(advanced.availableTokens()).isEqualTo(Math.min(75, 20.0 + 0.0375 * (i + 1)), within(1e-6));
             } else {
                 assertThat(advanced.availableTokens()).isEqualTo(plain.availableTokens());
             }
@@ -369,7 +375,7 @@ class HedgeBudgetTest {
     @ParameterizedTest(name = "{0} initial tokens, ratio {1}, a hedge wanted on {2} of calls")
     @CsvSource({"20, 0.05, 1.0", "20, 0.05, 0.06", "20, 0.05, 0.02", "75, 0.01, 0.5", "1, 0.5, 1.0", "7.5, 0.1, 0.3"})
     void
-            should_never_grant_more_than_the_advance_and_half_the_deposits_or_the_ratio_of_the_primaries_so_far_when_built_with_initial_tokens(
+            should_never_grant_more_than_the_advance_and_three_quarters_of_the_deposits_or_the_ratio_of_the_primaries_so_far_when_built_with_initial_tokens(
                     double initialTokens, double ratio, double want) {
         SplittableRandom random = new SplittableRandom(42);
         HedgeBudget budget = virtual().ratio(ratio).initialTokens(initialTokens).build();
@@ -387,7 +393,7 @@ class HedgeBudgetTest {
             }
             assertThat((double) granted)
                     .as("after %d primaries", primaries)
-                    .isLessThanOrEqualTo(Math.max(initialTokens + ratio * primaries / 2, ratio * primaries) + 1e-9);
+                    .isLessThanOrEqualTo(Math.max(initialTokens + 3 * ratio * primaries / 4, ratio * primaries) + 1e-9);
             time.advance(Duration.ofMillis(random.nextInt(5)));
         }
         if (want >= ratio * 1.2) {

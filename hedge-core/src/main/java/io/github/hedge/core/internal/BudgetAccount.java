@@ -16,6 +16,13 @@ import java.util.concurrent.atomic.LongAdder;
 public final class BudgetAccount {
     /** One token in fixed point. */
     private static final long SCALE = 1_000_000_000L;
+    /**
+     * A deposit repays {@code 1 / REPAY_PARTS} of itself while an advance is owed: a quarter, so the
+     * bucket still earns three quarters of the ratio then (with half, a slow share between half the
+     * ratio and the ratio outran supply for hundreds of calls, and the supply floor lifted the delay
+     * into the slow mode).
+     */
+    private static final long REPAY_PARTS = 4;
 
     private final boolean unlimited;
     private final double minPerSecond;
@@ -36,7 +43,7 @@ public final class BudgetAccount {
     private final LongAdder primariesTotal = new LongAdder();
     // guarded by grantLock; volatile for the lock-free pre-check and snapshot
     private volatile long balanceScaled;
-    /** What is left of the initial tokens' advance, scaled: half of each deposit repays it. */
+    /** What is left of the initial tokens' advance, scaled: a quarter of each deposit repays it. */
     private volatile long debtScaled;
 
     private volatile long accountedPrimaries;
@@ -181,32 +188,36 @@ public final class BudgetAccount {
         }
         long n = Math.max(1, calls);
         if (debt > 0 && ratioScaled > 0) {
-            // half of each deposit repays the advance: 2 * debt / ratio primaries
-            n = Math.max(n, (long) Math.ceil(2.0 * debt / ratioScaled));
+            // a quarter of each deposit repays the advance: 4 * debt / ratio primaries
+            n = Math.max(n, (long) Math.ceil((double) REPAY_PARTS * debt / ratioScaled));
         }
         long deposits = satMul(ratioScaled, n);
         long own = debt > 0 && deposits > 0 ? deposits - repayment(debt, deposits) : deposits;
         return (availableTokens() + own / (double) SCALE) / n;
     }
 
-    /** @return how full the bucket is on its own means, in [0, 1], lock-free; 1 when unlimited */
+    /**
+     * @return how full the bucket is, in [0, 1], lock-free; 1 when unlimited. Tokens of the advance
+     *     count: a quarter of each deposit repays it, so the tokens held are the bucket's to spend
+     */
     public double fill() {
         if (unlimited) {
             return 1.0;
         }
         long cap = lastCapScaled;
-        long owned = satAdd(balanceScaled, unaccountedDeposits()) - debtScaled;
-        return Math.max(0, Math.min(owned, cap)) / (double) cap;
+        long held = satAdd(balanceScaled, unaccountedDeposits());
+        return Math.max(0, Math.min(held, cap)) / (double) cap;
     }
 
     /**
-     * What a deposit repays of the advance: half of it (rounded up), so the bucket still earns half
-     * the ratio while the advance is owed. A client that spent its advance on its first calls thus
-     * never goes without tokens for hundreds of calls, which would leave the stalls among them
-     * unhedged; it repays the advance over {@code 2 * initialTokens / ratio} primaries instead.
+     * What a deposit repays of the advance: a quarter of it (rounded up), so the bucket still earns
+     * three quarters of the ratio while the advance is owed. A client that spent its advance on its
+     * first calls thus never goes without tokens for hundreds of calls, which would leave the stalls
+     * among them unhedged; it repays the advance over {@code 4 * initialTokens / ratio} primaries
+     * instead.
      */
     private static long repayment(long debt, long deposit) {
-        return Math.min(debt, deposit - deposit / 2);
+        return Math.min(debt, deposit - deposit * (REPAY_PARTS - 1) / REPAY_PARTS);
     }
 
     /** Deposits not yet accounted, less what they will repay of the advance; lock-free, weakly consistent. */
