@@ -40,8 +40,8 @@ import java.util.SplittableRandom;
  * started while the executor had no delay yet (no hedge possible), the mean delay the others started
  * with, and the hedged calls slower than the fixed variant's p99 and p99.9 by cause: no delay,
  * hedge denied by the budget, hedge deferred by the budget, delay above d, or none of those, and how
- * many of them were among the first {@code 2 * coldStartTokens(b) / b} calls of their executor (800
- * at b = 0.05: the calls half of whose deposits repay the budget's cold-start tokens). The
+ * many of them were among the first {@code 4 * coldStartTokens(b) / b} calls of their executor (1,600
+ * at b = 0.05: the calls a quarter of whose deposits repay the budget's cold-start tokens). The
  * delay of a call is read with {@code HedgedExecutor.currentDelayNanos()} at the instant it starts,
  * where the call reads it too, so reading it changes nothing.
  *
@@ -555,8 +555,8 @@ public final class TransientSim {
             }
         }
         cell.fixed = new Percentiles(fixed, fixedOk);
-        // the calls half of whose deposits repay the cold-start tokens: 800 at b = 0.05
-        int early = (int) Math.ceil(2 * HedgeBudget.coldStartTokens(budget) / budget);
+        // the calls a quarter of whose deposits repay the cold-start tokens (HedgeBudget): 1,600 at b = 0.05
+        int early = (int) Math.ceil(4 * HedgeBudget.coldStartTokens(budget) / budget);
         cell.tail99 = Tail.of(hedged, cell.fixed.at(0.99), cell.fixedDelayNanos, early);
         cell.tail999 = Tail.of(hedged, cell.fixed.at(0.999), cell.fixedDelayNanos, early);
         cell.seconds = (System.nanoTime() - t0) / 1e9;
