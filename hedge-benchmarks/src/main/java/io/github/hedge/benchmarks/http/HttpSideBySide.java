@@ -41,7 +41,9 @@ import reactor.netty.http.server.HttpServer;
  *
  * <p>Each server answers each request after a latency drawn at the server: 1-3 ms (uniform) with
  * probability 0.97, else 20-80 ms (uniform), independently per request. Attempts are counted at the
- * servers. The fixed delay {@code d} is chosen in hindsight, as the other side-by-sides do: starting at
+ * servers. Before any measured run, one unmeasured run of each mode (hedge on a throwaway executor)
+ * warms the JVM, the connections and the servers; the measured hedge then starts on a new executor,
+ * so its first calls show the executor's cold start, not the JVM's. The fixed delay {@code d} is chosen in hindsight, as the other side-by-sides do: starting at
  * the no-hedging run's quantile of hedge's measured extra load (after the cold calls), it moves in
  * 0.5 ms steps until the measured extra load crosses hedge's, then halves the bracket three times;
  * the delay reported is the largest whose measured extra load was not below hedge's, so hedge is
@@ -58,6 +60,8 @@ import reactor.netty.http.server.HttpServer;
  */
 public final class HttpSideBySide {
     private static final double STALL_P = 0.03;
+    /** Unmeasured runs of every mode before the measured ones, each of {@code --calls} calls. */
+    private static final int WARM_UP_ROUNDS = 1;
 
     private final int calls;
     private final int coldCalls;
@@ -155,6 +159,28 @@ public final class HttpSideBySide {
                 .clientConnector(new ReactorClientHttpConnector(netty))
                 .build();
         AtomicInteger rr = new AtomicInteger();
+        StaticInstanceChooser chooser =
+                StaticInstanceChooser.builder().service("svc", List.of(a, b)).build();
+
+        // Warm the JVM, its JIT, the connection pool and the servers on every code path the modes use,
+        // with a throwaway hedged client of its own executor, so that each mode's first calls measure
+        // what is new in that mode: for hedge, a new executor (its delay and its budget); no hedging and
+        // the fixed delay have no state to warm.
+        HedgedExecutor throwaway = HedgedExecutor.of("http-bench-warm-up", HedgeConfig.ofDefaults());
+        WebClient warmHedged = WebClient.builder()
+                .clientConnector(new ReactorClientHttpConnector(netty))
+                .filter(HedgingExchangeFilterFunction.of(throwaway, HttpHedgePolicy.defaults(), chooser))
+                .build();
+        for (int round = 0; round < WARM_UP_ROUNDS; round++) {
+            run("warm-up, no hedging", i -> plain.get()
+                    .uri((rr.getAndIncrement() % 2 == 0 ? a : b) + "/x")
+                    .retrieve()
+                    .bodyToMono(String.class));
+            run(
+                    "warm-up, hedge",
+                    i -> warmHedged.get().uri("http://svc/x").retrieve().bodyToMono(String.class));
+            run("warm-up, fixed", fixed(plain, a, b, rr, quantileNanos(0.95)));
+        }
 
         Result none = run("no hedging", i -> plain.get()
                 .uri((rr.getAndIncrement() % 2 == 0 ? a : b) + "/x")
@@ -164,8 +190,6 @@ public final class HttpSideBySide {
         HedgedExecutor executor = HedgedExecutor.of("http-bench", HedgeConfig.ofDefaults());
         diagnosis = new Diagnosis(coldCalls);
         executor.events().subscribe(diagnosis);
-        StaticInstanceChooser chooser =
-                StaticInstanceChooser.builder().service("svc", List.of(a, b)).build();
         WebClient hedged = WebClient.builder()
                 .clientConnector(new ReactorClientHttpConnector(netty))
                 .filter(HedgingExchangeFilterFunction.of(executor, HttpHedgePolicy.defaults(), chooser))

@@ -92,7 +92,7 @@ class TransientSimTest {
             assertThat(cell)
                     .contains("\"pass\":" + (p99 <= TransientSim.TARGET && p999 <= TransientSim.TARGET))
                     .contains("\"hedged_above_fixed_p999\":{\"threshold_ms\":")
-                    .contains("\"early_calls\":800,");
+                    .contains("\"early_calls\":1600,");
         }
         assertThat(lines.get(2)).startsWith("{\"scenario\":\"transient-summary\",\"cells\":2,");
     }
