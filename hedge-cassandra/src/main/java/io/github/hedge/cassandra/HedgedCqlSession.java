@@ -33,6 +33,7 @@ import io.github.hedge.core.HedgeConfig;
 import io.github.hedge.core.HedgedExecutor;
 import io.github.hedge.core.HedgedExecutorRegistry;
 import io.github.hedge.core.PercentileDelay;
+import io.github.hedge.core.event.NotHedged;
 import io.github.hedge.core.spi.Ticker;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -403,11 +404,12 @@ public final class HedgedCqlSession implements CqlSession {
         if (closing && n > 1) {
             // a hedge or a retry of a call the closing session failed: sending it could reach a node
             // whose connection is not closed yet
-            ctx.stopFurtherAttempts();
+            ctx.stopFurtherAttempts(NotHedged.Reason.CLIENT_CLOSING);
             return CompletableFuture.failedFuture(new IllegalStateException("Session is closing"));
         }
         if (n >= candidates.size()) {
-            ctx.stopFurtherAttempts(); // every replica has been tried: a hedge to one of them is waste
+            // every replica has been tried: a hedge to one of them is waste
+            ctx.stopFurtherAttempts(NotHedged.Reason.NO_UNTRIED_TARGET);
         }
         if (n > candidates.size()) {
             return CompletableFuture.failedFuture(new NoNodeAvailableException());

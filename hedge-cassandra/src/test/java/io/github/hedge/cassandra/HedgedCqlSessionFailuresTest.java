@@ -52,6 +52,7 @@ import com.datastax.oss.simulacron.server.BoundNode;
 import io.github.hedge.core.DelayPolicy;
 import io.github.hedge.core.HedgeBudget;
 import io.github.hedge.core.HedgeConfig;
+import io.github.hedge.core.event.NotHedged;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -289,6 +290,8 @@ class HedgedCqlSessionFailuresTest {
         // the hedges are due at 150 ms, after the close: they cannot go out, the primaries still answer
         HedgedCqlSession session =
                 wrap(own, userConfig(Duration.ofMillis(150), 3).build());
+        List<NotHedged> notHedged = new java.util.concurrent.CopyOnWriteArrayList<>();
+        session.executor().events().subscribe(NotHedged.class, notHedged::add);
         List<CompletableFuture<AsyncResultSet>> calls = new ArrayList<>();
         for (int k = 0; k < 10; k++) {
             calls.add(session.executeAsync(statement(query, k)).toCompletableFuture());
@@ -307,6 +310,12 @@ class HedgedCqlSessionFailuresTest {
         assertThat(closed).succeedsWithin(Duration.ofSeconds(10));
         assertThat(session.executor().stats().successes()).isEqualTo(10);
         assertThat(session.executor().stats().pendingAttempts()).isZero();
+        // each call's further attempts were stopped because the session is closing, and say so
+        assertThat(notHedged).extracting(NotHedged::reason).containsOnly(NotHedged.Reason.CLIENT_CLOSING);
+        assertThat(notHedged)
+                .extracting(NotHedged::callId)
+                .doesNotHaveDuplicates()
+                .hasSize(10);
     }
 
     @Test

@@ -30,6 +30,7 @@ import io.github.hedge.core.HedgedExecutorRegistry;
 import io.github.hedge.core.LatencyTracker;
 import io.github.hedge.core.event.CallCompleted;
 import io.github.hedge.core.event.HedgeSent;
+import io.github.hedge.core.event.NotHedged;
 import io.github.hedge.core.observation.HedgeObservations;
 import io.micrometer.observation.Observation;
 import io.micrometer.observation.ObservationHandler;
@@ -553,6 +554,35 @@ class HedgedCqlSessionTest {
         assertThat(Arrays.stream(sim.received(SELECT)).sum()).isEqualTo(10);
         assertThat(session.executor().stats().notHedgedNonIdempotent()).isEqualTo(40);
         assertThat(session.executor().stats().hedgesSent()).isZero();
+    }
+
+    @Test
+    void should_stop_at_the_last_untried_replica_and_report_no_untried_target_when_every_replica_is_slow() {
+        for (int node = 0; node < 3; node++) {
+            sim.slow(node, INSERT, 60);
+        }
+        HedgedCqlSession session = wrap(
+                HedgeConfig.builder()
+                        .delay(DelayPolicy.fixed(Duration.ofMillis(5)))
+                        .budget(HedgeBudget.unlimited())
+                        .maxAttempts(5)
+                        .build(),
+                LatencyAwareOptions.disabled());
+        List<CallCompleted> calls = record(session);
+        List<NotHedged> notHedged = new CopyOnWriteArrayList<>();
+        session.executor().events().subscribe(NotHedged.class, notHedged::add);
+
+        session.execute(insert(1).setIdempotent(true));
+        awaitNoPendingAttempts(session);
+
+        // three attempts, one per replica, and no fourth to a replica already tried (maxAttempts 5)
+        assertThat(calls).hasSize(1);
+        assertThat(calls.get(0).attempts().stream().map(a -> a.target()).distinct())
+                .hasSize(3);
+        assertThat(calls.get(0).attempts()).hasSize(3);
+        assertThat(Arrays.stream(sim.received(INSERT)).sum()).isEqualTo(3); // counted at the nodes
+        // reported for what it is: not server pushback, not maxAttempts
+        assertThat(notHedged).extracting(NotHedged::reason).containsExactly(NotHedged.Reason.NO_UNTRIED_TARGET);
     }
 
     @Test

@@ -70,16 +70,16 @@ public interface AttemptContext {
     /**
      * Forbids further attempts of this call, for a reason the adapter knows: {@link
      * NotHedged.Reason#REQUEST_TOO_LARGE} when the request cannot be sent again (its body was over the
-     * adapter's buffer limit), {@link NotHedged.Reason#PUSHBACK} as {@link #stopFurtherAttempts()}.
-     * The call's {@link NotHedged} event carries {@code reason}. The default ignores the reason.
+     * adapter's buffer limit), {@link NotHedged.Reason#NO_UNTRIED_TARGET} when every target the call
+     * could go to has been tried, {@link NotHedged.Reason#CLIENT_CLOSING} when the adapter's client is
+     * closing, {@link NotHedged.Reason#PUSHBACK} as {@link #stopFurtherAttempts()}. The call's {@link
+     * NotHedged} event carries {@code reason}. The default ignores the reason.
      *
-     * @param reason why; {@link NotHedged.Reason#PUSHBACK} or {@link NotHedged.Reason#REQUEST_TOO_LARGE}
-     * @throws IllegalArgumentException for another reason
+     * @param reason why: one of the four above
+     * @throws IllegalArgumentException for another reason, or null
      */
     default void stopFurtherAttempts(NotHedged.Reason reason) {
-        if (reason != NotHedged.Reason.PUSHBACK && reason != NotHedged.Reason.REQUEST_TOO_LARGE) {
-            throw new IllegalArgumentException("reason must be PUSHBACK or REQUEST_TOO_LARGE, was " + reason);
-        }
+        io.github.hedge.core.internal.Checks.adapterStopReason(reason);
         stopFurtherAttempts();
     }
 }

@@ -848,6 +848,35 @@ class HedgedExecutorTest {
     }
 
     @Test
+    void
+            should_report_the_adapters_reason_and_refuse_one_only_the_executor_decides_when_an_attempt_stops_further_attempts() {
+        HedgedExecutor ex = executor(config().maxAttempts(3).delay(DelayPolicy.fixed(Duration.ofMillis(10))));
+        List<NotHedged> notHedged = new CopyOnWriteArrayList<>();
+        ex.events().subscribe(NotHedged.class, notHedged::add);
+        List<IllegalArgumentException> refused = new CopyOnWriteArrayList<>();
+        Probe probe = new Probe(time);
+        ex.executeAsync(ctx -> {
+            CompletableFuture<String> f = probe.start(ctx);
+            try {
+                ctx.stopFurtherAttempts(NotHedged.Reason.BUDGET_EXHAUSTED); // the executor's to decide
+            } catch (IllegalArgumentException e) {
+                refused.add(e);
+            }
+            ctx.stopFurtherAttempts(NotHedged.Reason.NO_UNTRIED_TARGET);
+            return f;
+        });
+        time.advance(Duration.ofSeconds(1));
+        assertThat(probe.attempts()).isEqualTo(1);
+        assertThat(refused)
+                .singleElement()
+                .extracting(Throwable::getMessage)
+                .isEqualTo("reason must be PUSHBACK, REQUEST_TOO_LARGE, NO_UNTRIED_TARGET or CLIENT_CLOSING,"
+                        + " was BUDGET_EXHAUSTED");
+        assertThat(notHedged).extracting(NotHedged::reason).containsExactly(NotHedged.Reason.NO_UNTRIED_TARGET);
+        assertNoTimerLeft(ex);
+    }
+
+    @Test
     void should_record_own_latency_of_each_attempt_when_loser_is_cancelled() throws Exception {
         LatencyTracker tracker = LatencyTracker.builder().ticker(time).build();
         HedgedExecutor ex = executor(config().latencyTracker(tracker).delay(DelayPolicy.fixed(Duration.ofMillis(10))));

@@ -29,6 +29,13 @@ public record NotHedged(String executorName, long callId, Reason reason, long ti
          */
         REQUEST_TOO_LARGE,
         /** the scheduler refused the hedge timer (it was closed); the call goes on unhedged */
-        SCHEDULER_REJECTED
+        SCHEDULER_REJECTED,
+        /**
+         * the adapter has no target left that the call has not tried (every replica of a Cassandra
+         * statement), so another attempt would only repeat one
+         */
+        NO_UNTRIED_TARGET,
+        /** the adapter's client is closing, so it sends no new attempt of the call */
+        CLIENT_CLOSING
     }
 }

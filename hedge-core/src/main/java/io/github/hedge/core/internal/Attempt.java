@@ -138,10 +138,7 @@ final class Attempt<T> implements AttemptContext, BiConsumer<T, Throwable>, Runn
 
     @Override
     public void stopFurtherAttempts(NotHedged.Reason reason) {
-        if (reason != NotHedged.Reason.PUSHBACK && reason != NotHedged.Reason.REQUEST_TOO_LARGE) {
-            throw new IllegalArgumentException("reason must be PUSHBACK or REQUEST_TOO_LARGE, was " + reason);
-        }
-        call.stopFurtherAttempts(reason);
+        call.stopFurtherAttempts(Checks.adapterStopReason(reason));
     }
 
     // ------------------------------------------------------------ engine side

@@ -29,6 +29,32 @@ public final class Checks {
     public static final long MAX_DURATION_NANOS = MAX_DURATION.toNanos();
 
     /**
+     * The reasons an adapter may give {@code AttemptContext.stopFurtherAttempts(reason)}: those that
+     * only the adapter can know (the others the executor finds itself).
+     *
+     * @param reason the adapter's reason
+     * @return {@code reason}
+     * @throws IllegalArgumentException if it is null or not one of PUSHBACK, REQUEST_TOO_LARGE,
+     *     NO_UNTRIED_TARGET, CLIENT_CLOSING
+     */
+    public static io.github.hedge.core.event.NotHedged.Reason adapterStopReason(
+            io.github.hedge.core.event.NotHedged.Reason reason) {
+        if (reason == null) {
+            throw new IllegalArgumentException(
+                    "reason must be PUSHBACK, REQUEST_TOO_LARGE, NO_UNTRIED_TARGET or CLIENT_CLOSING, was null");
+        }
+        switch (reason) {
+            case PUSHBACK, REQUEST_TOO_LARGE, NO_UNTRIED_TARGET, CLIENT_CLOSING -> {
+                return reason;
+            }
+            default ->
+                throw new IllegalArgumentException(
+                        "reason must be PUSHBACK, REQUEST_TOO_LARGE, NO_UNTRIED_TARGET or CLIENT_CLOSING, was "
+                                + reason);
+        }
+    }
+
+    /**
      * For durations that arrive at runtime rather than in configuration (a server's pushback), where
      * a huge value must not throw: {@code d} in nanoseconds, or {@link #MAX_DURATION} if longer.
      *

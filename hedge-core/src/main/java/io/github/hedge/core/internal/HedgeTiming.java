@@ -229,7 +229,7 @@ abstract class HedgeTiming<T> extends BudgetWait<T> {
     /**
      * The attempt's function asked for no further attempt: the armed hedge timer is cancelled.
      *
-     * @param reason PUSHBACK or REQUEST_TOO_LARGE, published in NotHedged
+     * @param reason a reason an adapter may give (Checks.adapterStopReason), published in NotHedged
      */
     final void stopFurtherAttempts(NotHedged.Reason reason) {
         ScheduledTask t;

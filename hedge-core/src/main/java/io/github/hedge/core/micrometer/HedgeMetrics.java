@@ -59,7 +59,7 @@ import java.util.function.ToLongFunction;
  *   <tr><td>{@code hedge.budget.denied}</td><td>counter, hedges</td><td>-</td>
  *       <td>{@link BudgetExhausted}</td></tr>
  *   <tr><td>{@code hedge.not.hedged}</td><td>counter, calls</td>
- *       <td>{@code reason}: non_idempotent|budget_exhausted|policy_declined|max_attempts|pushback|request_too_large|scheduler_rejected</td>
+ *       <td>{@code reason}: non_idempotent|budget_exhausted|policy_declined|max_attempts|pushback|request_too_large|scheduler_rejected|no_untried_target|client_closing</td>
  *       <td>{@link NotHedged}</td></tr>
  *   <tr><td>{@code hedge.attempt.latency}</td><td>timer, seconds</td><td>{@code kind}</td>
  *       <td>each attempt's duration in {@link CallCompleted#attempts()}: winners, late successes,
