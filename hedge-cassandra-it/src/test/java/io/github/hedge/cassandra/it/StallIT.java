@@ -19,9 +19,7 @@ import org.junit.jupiter.api.TestInstance;
  * the slowest in flight during any fault-free window of the same length in the same run (same
  * mode, same load) plus the hedge delay at the stall, and no longer than a quarter of the slowest
  * without hedging. {@code -Dhedge.it.brokenHedging=true} ({@link Mode#BROKEN_HEDGING}) makes the
- * wrapped session a broken build that this bound catches. The tables read have {@code
- * speculative_retry = 'ALWAYS'}, so no coordinator waits on the stalled replica for a LOCAL_QUORUM
- * read: that wait is Cassandra's, and no client-side hedge can shorten it.
+ * wrapped session a broken build that this bound catches.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class StallIT {
@@ -47,12 +45,10 @@ class StallIT {
         Fixture f = Fixture.get();
         Duration constantDelay = Duration.ofMillis(20);
         for (Mode mode : Mode.selected()) {
-            // each mode reads a table of its own, with speculative_retry 'ALWAYS': with the default
-            // '99p', a coordinator that picked the stalled replica for a LOCAL_QUORUM read waits for
-            // its own retry, whichever coordinator the client chose, so no client-side hedge shortens
-            // that wait (results/stall-99p-2026-11-27); the bound judges what the client controls
+            // each mode reads a table of its own: a coordinator retries a read of the stalled replica
+            // after its table's read p99 (speculative_retry '99p'): no mode inherits another's history
             String table = "kv_stall_" + mode.name().toLowerCase(java.util.Locale.ROOT);
-            Workload.createReadTable(f.admin, table, "ALWAYS");
+            Workload.createReadTable(f.admin, table);
             LoadRun run;
             try (CqlSession s = mode.open(constantDelay)) {
                 Fixture.waitAllUp(s);
