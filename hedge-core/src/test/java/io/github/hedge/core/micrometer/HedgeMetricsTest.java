@@ -242,8 +242,8 @@ class HedgeMetricsTest {
                         "hedge.not.hedged",
                         "hedge.attempt.latency",
                         "hedge.call.latency");
-        // 4 call outcomes, 5x2 attempts, 3 sent reasons, won, denied, 7 not-hedged reasons, 2 + 4 timers
-        assertThat(registry.getMeters()).hasSize(4 + 10 + 3 + 1 + 1 + 7 + 2 + 4);
+        // 4 call outcomes, 5x2 attempts, 3 sent reasons, won, denied, 9 not-hedged reasons, 2 + 4 timers
+        assertThat(registry.getMeters()).hasSize(4 + 10 + 3 + 1 + 1 + 9 + 2 + 4);
         assertThat(events.listenerCount()).isEqualTo(1);
     }
 
