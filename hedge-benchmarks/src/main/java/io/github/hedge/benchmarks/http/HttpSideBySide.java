@@ -60,9 +60,6 @@ import reactor.netty.http.server.HttpServer;
  */
 public final class HttpSideBySide {
     private static final double STALL_P = 0.03;
-    /** Unmeasured runs of every mode before the measured ones, each of {@code --calls} calls. */
-    private static final int WARM_UP_ROUNDS = 1;
-
     private final int calls;
     private final int coldCalls;
     private final long intervalNanos;
@@ -171,21 +168,16 @@ public final class HttpSideBySide {
                 .clientConnector(new ReactorClientHttpConnector(netty))
                 .filter(HedgingExchangeFilterFunction.of(throwaway, HttpHedgePolicy.defaults(), chooser))
                 .build();
-        for (int round = 0; round < WARM_UP_ROUNDS; round++) {
-            run("warm-up, no hedging", i -> plain.get()
-                    .uri((rr.getAndIncrement() % 2 == 0 ? a : b) + "/x")
-                    .retrieve()
-                    .bodyToMono(String.class));
-            run(
-                    "warm-up, hedge",
-                    i -> warmHedged.get().uri("http://svc/x").retrieve().bodyToMono(String.class));
-            run("warm-up, fixed", fixed(plain, a, b, rr, quantileNanos(0.95)));
-        }
-
-        Result none = run("no hedging", i -> plain.get()
+        // one unmeasured run of every mode, each of --calls calls
+        Mode unhedged = i -> plain.get()
                 .uri((rr.getAndIncrement() % 2 == 0 ? a : b) + "/x")
                 .retrieve()
-                .bodyToMono(String.class));
+                .bodyToMono(String.class);
+        run("warm-up, no hedging", unhedged);
+        run("warm-up, hedge", i -> warmHedged.get().uri("http://svc/x").retrieve().bodyToMono(String.class));
+        run("warm-up, fixed", fixed(plain, a, b, rr, quantileNanos(0.95)));
+
+        Result none = run("no hedging", unhedged);
 
         HedgedExecutor executor = HedgedExecutor.of("http-bench", HedgeConfig.ofDefaults());
         diagnosis = new Diagnosis(coldCalls);

@@ -39,19 +39,18 @@ public final class Checks {
      */
     public static io.github.hedge.core.event.NotHedged.Reason adapterStopReason(
             io.github.hedge.core.event.NotHedged.Reason reason) {
-        if (reason == null) {
-            throw new IllegalArgumentException(
-                    "reason must be PUSHBACK, REQUEST_TOO_LARGE, NO_UNTRIED_TARGET or CLIENT_CLOSING, was null");
-        }
-        switch (reason) {
-            case PUSHBACK, REQUEST_TOO_LARGE, NO_UNTRIED_TARGET, CLIENT_CLOSING -> {
-                return reason;
+        if (reason != null) {
+            switch (reason) {
+                case PUSHBACK, REQUEST_TOO_LARGE, NO_UNTRIED_TARGET, CLIENT_CLOSING -> {
+                    return reason;
+                }
+                default -> {
+                    // only the executor decides the others
+                }
             }
-            default ->
-                throw new IllegalArgumentException(
-                        "reason must be PUSHBACK, REQUEST_TOO_LARGE, NO_UNTRIED_TARGET or CLIENT_CLOSING, was "
-                                + reason);
         }
+        throw new IllegalArgumentException(
+                "reason must be PUSHBACK, REQUEST_TOO_LARGE, NO_UNTRIED_TARGET or CLIENT_CLOSING, was " + reason);
     }
 
     /**
