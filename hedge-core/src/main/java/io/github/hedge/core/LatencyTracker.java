@@ -99,6 +99,11 @@ public final class LatencyTracker {
     private final TrackerWindows windows;
     /** The percentiles, medians and summaries over them, cached in snapshots. */
     private final TrackerEstimates estimates;
+    /**
+     * The latest decision of a {@link PercentileDelay} reading this tracker, with the snapshot it was
+     * computed from (one slot: policies sharing a tracker take turns).
+     */
+    volatile PercentileDelay.Parts delayParts;
 
     private LatencyTracker(Builder b) {
         this.window = b.window;
@@ -268,6 +273,20 @@ public final class LatencyTracker {
         checkPercentile(p);
         Checks.atLeast("minSamples", minSamples, 0);
         return estimates.targetValue(p, minSamples, consensus);
+    }
+
+    /**
+     * The current snapshot, refreshed first when a refresh is due: every cached reader reads it, so
+     * a value derived from the readers stays valid while the snapshot is the same object and {@link
+     * #firstAnswers()} is unchanged. For {@link PercentileDelay}'s cached decision.
+     */
+    TrackerSnapshot snapshot() {
+        return estimates.current();
+    }
+
+    /** @return a count that changes when a target's first answer is recorded ({@link #medianOrFirstAnswerNanos()}) */
+    int firstAnswers() {
+        return windows.firstAnswers();
     }
 
     /** @return the samples in the cluster-wide window (cached), observed and censored */

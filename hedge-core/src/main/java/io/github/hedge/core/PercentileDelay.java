@@ -1,6 +1,7 @@
 package io.github.hedge.core;
 
 import io.github.hedge.core.internal.Checks;
+import io.github.hedge.core.internal.TrackerSnapshot;
 import java.time.Duration;
 import java.util.Objects;
 
@@ -96,7 +97,7 @@ public final class PercentileDelay implements DelayPolicy {
      */
     private static final double POOLED_SHARE = 0.8;
     /**
-     * The shares of the budget's ratio a supply floor's level may aim at ({@link #supplyFloor}):
+     * The shares of the budget's ratio a supply floor's level may aim at ({@link #supplyLevel}):
      * {@code 2^(j/4)}, j = -4..12, so the tracker caches a few percentiles, not one per token.
      */
     private static final double[] SUPPLY_GRID = supplyGrid();
@@ -143,50 +144,134 @@ public final class PercentileDelay implements DelayPolicy {
 
     @Override
     public long delayNanos(DelayContext context) {
-        long v = estimate(context);
+        Parts parts = parts(context);
+        long v = parts.estimate;
         if (v < 0) {
-            long f = fallback.delayNanos(context);
-            if (!warmUp || f == NO_HEDGE) {
-                return f;
+            if (!warmUp) {
+                return fallback.delayNanos(context);
             }
-            v = f;
+            if (parts.warmUp == NO_HEDGE) {
+                return NO_HEDGE;
+            }
+            v = parts.warmUp;
         }
         if (budgetFeedback) {
-            v = Math.max(v, supplyFloor(context));
+            v = Math.max(v, parts.floor);
         }
         return clamp(v);
     }
 
     @Override
     public DelaySource source(DelayContext context) {
-        long v = estimate(context);
+        Parts parts = parts(context);
+        long v = parts.estimate;
         DelaySource source = DelaySource.ESTIMATE;
         if (v < 0) {
             if (!warmUp) {
                 return DelaySource.FALLBACK;
             }
-            v = fallback.delayNanos(context);
+            v = parts.warmUp;
             if (v == NO_HEDGE) {
                 return DelaySource.WARM_UP;
             }
             source = DelaySource.WARM_UP;
         }
-        return budgetFeedback && supplyFloor(context) > v ? DelaySource.BUDGET : source;
+        return budgetFeedback && parts.floor > v ? DelaySource.BUDGET : source;
     }
 
     /**
-     * The pooled percentile at which demand for hedges meets what the budget supplies over as many
+     * What a decision reads from the tracker, for one feedback step and one supply floor level: the
+     * trusted percentile, the built-in warm-up bound and the floor. These depend on the context
+     * only through the tracker's snapshot, its first answers, the budget's ratio, the step and the level (and, with
+     * {@link Scope#PREVIOUS_TARGET}, the previous target), so the tracker keeps the latest ones and
+     * a call that finds them all the same reads them from there: one
+     * clock read and the budget's fill and supply per call, instead of every reader's.
+     */
+    static final class Parts {
+        final PercentileDelay owner;
+        final TrackerSnapshot snapshot;
+        final int firstAnswers;
+        final int key;
+        /** the budget's ratio read: the estimate's pooled level and the floor depend on it */
+        final double ratio;
+        /** the trusted percentile, ns; -1 while it is not trusted */
+        final long estimate;
+        /** the built-in warm-up bound, ns, when the estimate is not trusted; NO_HEDGE when none */
+        final long warmUp;
+        /** the supply floor, ns; -1 when none */
+        final long floor;
+
+        Parts(
+                PercentileDelay owner,
+                TrackerSnapshot snapshot,
+                int firstAnswers,
+                int key,
+                double ratio,
+                long estimate,
+                long warmUp,
+                long floor) {
+            this.owner = owner;
+            this.snapshot = snapshot;
+            this.firstAnswers = firstAnswers;
+            this.key = key;
+            this.ratio = ratio;
+            this.estimate = estimate;
+            this.warmUp = warmUp;
+            this.floor = floor;
+        }
+    }
+
+    private Parts parts(DelayContext context) {
+        LatencyTracker tracker = context.latency();
+        TrackerSnapshot snapshot = tracker.snapshot(); // the decision's one clock read
+        int answers = tracker.firstAnswers();
+        int step = budgetFeedback ? step(context.budgetFill()) : 0;
+        int level = budgetFeedback ? supplyLevel(context, snapshot.sampleCount()) : -1;
+        int key = step * (SUPPLY_GRID.length + 1) + level + 1;
+        double ratio = context.budgetRatio();
+        boolean cached = scope != Scope.PREVIOUS_TARGET;
+        if (cached) {
+            Parts p = tracker.delayParts;
+            if (p != null
+                    && p.owner == this
+                    && p.snapshot == snapshot
+                    && p.firstAnswers == answers
+                    && p.key == key
+                    && Double.compare(p.ratio, ratio) == 0) {
+                return p;
+            }
+        }
+        long estimate = estimate(context, step);
+        long warm = estimate < 0 && warmUp ? fallback.delayNanos(context) : NO_HEDGE;
+        long floor = level < 0 ? -1 : tracker.percentileNanos(1 - SUPPLY_GRID[level] * context.budgetRatio());
+        Parts p = new Parts(this, snapshot, answers, key, ratio, estimate, warm, floor);
+        if (cached) {
+            tracker.delayParts = p;
+        }
+        return p;
+    }
+
+    /** @return the feedback step for the budget's fill: 0 with plenty of tokens */
+    private static int step(double fill) {
+        int step = 0;
+        while (fill < AIM_FILL[step]) {
+            step++;
+        }
+        return step;
+    }
+
+    /**
+     * The level of the supply floor: the pooled percentile at which demand for hedges meets what the budget supplies over as many
      * calls as the window holds samples ({@link DelayContext#budgetSupply(long)}): a call slower
      * than it is one of the share {@code s} of calls the budget can pay for. The level is {@code 1 -
      * s} rounded up to the grid {@code 1 - ratio * 2^(j/4)}, at most the highest level the samples
      * support ({@code 1 - 5 / n}), and left out while {@code s} is above {@code 8 * ratio} (the
      * budget pays for the warm-up bound's demand). Pooled: demand is what all the traffic asks for.
      *
-     * @return the floor in ns, or -1 when there is none
+     * @param n the samples in the window
+     * @return the floor's index in {@link #SUPPLY_GRID}, or -1 when there is none
      */
-    private long supplyFloor(DelayContext context) {
-        LatencyTracker tracker = context.latency();
-        long n = tracker.sampleCount();
+    private int supplyLevel(DelayContext context, long n) {
         double ratio = context.budgetRatio();
         if (n <= 0 || !(ratio > 0 && ratio < 1)) {
             return -1;
@@ -196,7 +281,7 @@ public final class PercentileDelay implements DelayPolicy {
             return -1; // unknown, unlimited, or plenty
         }
         // a lower bound of the (1 - supply) percentile that n samples support: the level lowered by
-        // two standard errors of the share of samples above it (a noisy level near a slow mode
+        // one standard error of the share of samples above it (a noisy level near a slow mode
         // would otherwise lift the delay into it), at most the level with ABOVE samples above it,
         // rounded down to the grid
         double share = Math.max(supply + Z * Math.sqrt(supply * (1 - supply) / n), ABOVE / n);
@@ -204,25 +289,17 @@ public final class PercentileDelay implements DelayPolicy {
         while (i < SUPPLY_GRID.length && SUPPLY_GRID[i] * ratio < share) {
             i++;
         }
-        return i == SUPPLY_GRID.length || SUPPLY_GRID[i] * ratio >= 1
-                ? -1
-                : tracker.percentileNanos(1 - SUPPLY_GRID[i] * ratio);
+        return i == SUPPLY_GRID.length || SUPPLY_GRID[i] * ratio >= 1 ? -1 : i;
     }
 
-    /** @return the trusted percentile for this context, unclamped, or -1 while it is not trusted */
-    private long estimate(DelayContext context) {
+    /**
+     * @param step the feedback step ({@link #step}); 0 without budget feedback
+     * @return the trusted percentile for this context, unclamped, or -1 while it is not trusted
+     */
+    private long estimate(DelayContext context, int step) {
         LatencyTracker tracker = context.latency();
-        double percentile = this.percentile;
-        long need = needed[0];
-        int step = 0;
-        if (budgetFeedback) {
-            double fill = context.budgetFill();
-            while (fill < AIM_FILL[step]) {
-                step++;
-            }
-            percentile = aimed[step];
-            need = needed[step];
-        }
+        double percentile = budgetFeedback ? aimed[step] : this.percentile;
+        long need = needed[step];
         long v = -1;
         switch (scope) {
             case TARGET_CONSENSUS:

@@ -71,6 +71,21 @@ class WarmUpDelayTest {
     }
 
     @Test
+    void should_follow_each_new_first_answer_when_no_sample_has_come_in_since_the_last_decision() {
+        tracker.recordAnswer("slow", 0, 40 * MS);
+        assertThat(delay(p96)).isCloseTo(160 * MS, withinPercentage(5));
+        DelayContext now = DelayContext.of(2, List.of(), tracker);
+        assertThat(p96.delayNanos(now)).as("asked again, nothing new").isCloseTo(160 * MS, withinPercentage(5));
+
+        // first answers are not samples: the tracker's snapshot stays the same, the bound does not
+        tracker.recordAnswer("b", 40 * MS, 42 * MS);
+        tracker.recordAnswer("c", 40 * MS, 43 * MS);
+
+        assertThat(p96.delayNanos(now)).isCloseTo(12 * MS, withinPercentage(5));
+        assertThat(p96.source(now)).isEqualTo(DelaySource.WARM_UP);
+    }
+
+    @Test
     void should_use_the_pooled_median_when_the_adapter_reports_no_targets() {
         for (int i = 0; i < 5; i++) {
             tracker.record(i == 0 ? 100 * MS : 5 * MS);
@@ -205,7 +220,34 @@ class WarmUpDelayTest {
                 .isEqualTo(pooledLow);
     }
 
+    @Test
+    void should_read_each_budgets_ratio_when_two_budgets_share_the_policy_and_the_tracker() {
+        for (int i = 0; i < 2000; i++) {
+            long nanos = (long) (-10 * MS * Math.log(1 - (i + 0.5) / 2000));
+            tracker.record("a", nanos);
+            tracker.record("b", nanos);
+            tracker.record("c", i % 10 == 0 ? 1000 * MS : nanos);
+        }
+        time.advance(Duration.ofSeconds(1));
+        PercentileDelay p96 = DelayPolicy.percentile(0.96).budgetFeedback(true).build();
+        long pooledP96 = tracker.percentileNanos(0.96);
+        long pooledP99 = tracker.percentileNanos(0.99);
+        assertThat(pooledP99).isGreaterThan(pooledP96);
+
+        // between two refreshes: a 5% budget's calls, then a 1% budget's, then the 5% budget's again
+        assertThat(p96.delayNanos(withFill(1.0, 0.05))).isEqualTo(pooledP96);
+        assertThat(p96.delayNanos(withFill(1.0, 0.05))).isEqualTo(pooledP96);
+        assertThat(p96.delayNanos(withFill(1.0, 0.01)))
+                .as("a 1% budget: the pooled p99, which asks for what it supplies")
+                .isEqualTo(pooledP99);
+        assertThat(p96.delayNanos(withFill(1.0, 0.05))).isEqualTo(pooledP96);
+    }
+
     private DelayContext withFill(double fill) {
+        return withFill(fill, 0.05);
+    }
+
+    private DelayContext withFill(double fill, double ratio) {
         return new DelayContext() {
             @Override
             public int attemptNumber() {
@@ -229,7 +271,7 @@ class WarmUpDelayTest {
 
             @Override
             public double budgetRatio() {
-                return 0.05;
+                return ratio;
             }
         };
     }

@@ -37,6 +37,9 @@ public final class TrackerWindows {
 
     private final StripedBucketCounter clusterCounter;
     final ConcurrentHashMap<String, TargetState> targets = new ConcurrentHashMap<>();
+    /** Targets whose first answer is known: a reader of the first answers sees new ones by it. */
+    private final java.util.concurrent.atomic.AtomicInteger firstAnswers =
+            new java.util.concurrent.atomic.AtomicInteger();
     /** When the first answer without a tracked target ended ({@link #recordAnswer}); unset: MAX_VALUE. */
     private final AtomicLong clusterFirstAnswer = new AtomicLong(Long.MAX_VALUE);
 
@@ -96,6 +99,15 @@ public final class TrackerWindows {
         clusterCounter.increment(StripedBucketCounter.probe(), LogLinearBuckets.indexOf(latencyNanos));
     }
 
+    /**
+     * @return how many targets' first answers have been recorded (targets forgotten since included):
+     *     changes whenever {@link TrackerEstimates#medianOrFirstAnswerNanos()} may change without a
+     *     new snapshot
+     */
+    public int firstAnswers() {
+        return firstAnswers.get();
+    }
+
     /** One observed latency, cluster-wide and for {@code target} (when non-null and tracked). */
     public void record(String target, long latencyNanos) {
         count(target, LogLinearBuckets.indexOf(latencyNanos));
@@ -116,6 +128,7 @@ public final class TrackerWindows {
             if (first.compareAndSet(Long.MAX_VALUE, endNanos)) {
                 if (t != null) {
                     t.firstAnswerNanos.set(Math.max(0, endNanos - startNanos));
+                    firstAnswers.incrementAndGet();
                 }
                 return; // the first answer itself
             }
