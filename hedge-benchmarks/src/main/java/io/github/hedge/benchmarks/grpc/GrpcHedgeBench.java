@@ -130,6 +130,16 @@ public final class GrpcHedgeBench {
     int coldSeconds;
     int coldCalls;
 
+    /**
+     * The first part of each cold hedge-grpc channel, call by call (--cold): {@code {round, index in
+     * the channel, latency us, the executor's delay when the call started us (-1: none yet)}}, so the
+     * report can say which delays its slowest calls waited.
+     */
+    private final List<long[]> coldTrace = java.util.Collections.synchronizedList(new ArrayList<>());
+
+    /** The cold round being run, 1-based; 0 outside the cold rounds (no trace). */
+    private volatile int coldRound;
+
     GrpcHedgeBench(int segmentSeconds, int rounds, int warmupSeconds, int concurrency, int shiftSeconds) {
         this.segmentSeconds = segmentSeconds;
         this.rounds = rounds;
@@ -157,6 +167,8 @@ public final class GrpcHedgeBench {
             throws InterruptedException {
         world.resetCounters(seconds, headCalls);
         AtomicLong ids = new AtomicLong(CallIds.next());
+        long firstId = ids.get() + 1;
+        int traceRound = lane.mode == Mode.HEDGE && head != null ? coldRound : 0;
         Recorder[] recorders = {new Recorder(3), new Recorder(3)};
         AtomicLongArray calls = new AtomicLongArray(2);
         AtomicLongArray failures = new AtomicLongArray(2);
@@ -176,6 +188,12 @@ public final class GrpcHedgeBench {
                     if (sec >= 0 && sec < callsPerSecond.length()) {
                         callsPerSecond.incrementAndGet(sec);
                     }
+                    long delayAtStart = traceRound > 0 && part == 0
+                            ? lane.interceptor
+                                    .executor(METHOD)
+                                    .map(e -> e.currentDelayNanos() / 1000)
+                                    .orElse(-1L)
+                            : -1;
                     try {
                         lane.stub
                                 .withDeadlineAfter(10, TimeUnit.SECONDS)
@@ -183,7 +201,11 @@ public final class GrpcHedgeBench {
                     } catch (RuntimeException e) {
                         failures.incrementAndGet(part);
                     }
-                    recorders[part].recordValue(Math.max(1, (System.nanoTime() - start) / 1000));
+                    long micros = Math.max(1, (System.nanoTime() - start) / 1000);
+                    recorders[part].recordValue(micros);
+                    if (traceRound > 0 && part == 0) {
+                        coldTrace.add(new long[] {traceRound, id - firstId, micros, delayAtStart});
+                    }
                 }
             });
             th.setDaemon(true);
@@ -523,6 +545,7 @@ public final class GrpcHedgeBench {
         }
         world.resetScenario();
         for (int r = 0; r < coldRounds; r++) {
+            coldRound = r + 1;
             for (int i = 0; i < modes.length; i++) {
                 int m = (r + i) % modes.length;
                 Lane lane = new Lane("cold round " + (r + 1) + " / " + names[m], modes[m], delay);
@@ -557,6 +580,8 @@ public final class GrpcHedgeBench {
         table(out, stationary);
         out.append(String.format(Locale.ROOT, "%nCold start, pooled over %d rounds:%n%n", coldRounds));
         table(out, parts);
+        coldRound = 0;
+        coldTraceReport(out, parts.get(Mode.HEDGE.ordinal()), delay);
         out.append("\nfailed calls (first part / after):");
         for (int m = 0; m < modes.length; m++) {
             out.append(String.format(
@@ -588,6 +613,82 @@ public final class GrpcHedgeBench {
                     ratio <= 1.1 && diff <= 0.005 ? "MET" : "NOT MET"));
         }
         System.out.print(out);
+    }
+
+    /**
+     * Which delays hedge-grpc's first-part calls started with: per 250 calls of a channel, pooled
+     * over the rounds, the delay's median and 90th percentile and the calls slower than the pooled
+     * p99.9; then the slowest calls themselves (as many as make up the 0.1% tail), each with its round,
+     * its index in the channel and its delay. The delay is the executor's current one, read as the
+     * call starts (the first hedge's delay of a call starting then).
+     */
+    private void coldTraceReport(StringBuilder out, Figures hedgeHead, double nativeDelayMs) {
+        List<long[]> trace;
+        synchronized (coldTrace) {
+            trace = new ArrayList<>(coldTrace);
+        }
+        if (trace.isEmpty()) {
+            return;
+        }
+        double p999 = hedgeHead.ms(99.9);
+        out.append(String.format(
+                Locale.ROOT,
+                "%nhedge-grpc's delay in the first %d calls of its channels (pooled over the rounds; native's: %.2f ms;"
+                        + " hedge-grpc's first-part p99.9: %.2f ms):%n%n",
+                coldCalls,
+                nativeDelayMs,
+                p999));
+        out.append("| calls | n | delay p50 ms | delay p90 ms | no delay yet | calls > p99.9 | their delay p50 ms |\n");
+        out.append("|---|---:|---:|---:|---:|---:|---:|\n");
+        int bucket = 250;
+        for (long from = 0; from < coldCalls; from += bucket) {
+            long lo = from;
+            List<long[]> in =
+                    trace.stream().filter(c -> c[1] >= lo && c[1] < lo + bucket).toList();
+            long[] delays = in.stream()
+                    .mapToLong(c -> c[3])
+                    .filter(d -> d >= 0)
+                    .sorted()
+                    .toArray();
+            long[] slowDelays = in.stream()
+                    .filter(c -> c[2] / 1000.0 > p999)
+                    .mapToLong(c -> c[3])
+                    .filter(d -> d >= 0)
+                    .sorted()
+                    .toArray();
+            out.append(String.format(
+                    Locale.ROOT,
+                    "| %d-%d | %d | %s | %s | %d | %d | %s |%n",
+                    from,
+                    from + bucket - 1,
+                    in.size(),
+                    quantileMs(delays, 0.5),
+                    quantileMs(delays, 0.9),
+                    in.size() - delays.length,
+                    in.stream().filter(c -> c[2] / 1000.0 > p999).count(),
+                    quantileMs(slowDelays, 0.5)));
+        }
+        int slowest = Math.max(1, trace.size() / 1000);
+        out.append(String.format(Locale.ROOT, "%nhedge-grpc's %d slowest first-part calls:%n%n", slowest));
+        out.append("| round | call | latency ms | delay at its start ms |\n|---:|---:|---:|---:|\n");
+        trace.stream()
+                .sorted((a, b) -> Long.compare(b[2], a[2]))
+                .limit(slowest)
+                .forEach(c -> out.append(String.format(
+                        Locale.ROOT,
+                        "| %d | %d | %.2f | %s |%n",
+                        c[0],
+                        c[1],
+                        c[2] / 1000.0,
+                        c[3] < 0 ? "-" : String.format(Locale.ROOT, "%.2f", c[3] / 1000.0))));
+    }
+
+    private static String quantileMs(long[] sortedMicros, double q) {
+        if (sortedMicros.length == 0) {
+            return "-";
+        }
+        int i = (int) Math.min(sortedMicros.length - 1, Math.floor(q * sortedMicros.length));
+        return String.format(Locale.ROOT, "%.2f", sortedMicros[i] / 1000.0);
     }
 
     /** @return the setup, for the first line of a report */

@@ -174,7 +174,9 @@ public final class HttpSideBySide {
                 .retrieve()
                 .bodyToMono(String.class);
         run("warm-up, no hedging", unhedged);
-        run("warm-up, hedge", i -> warmHedged.get().uri("http://svc/x").retrieve().bodyToMono(String.class));
+        run(
+                "warm-up, hedge",
+                i -> warmHedged.get().uri("http://svc/x").retrieve().bodyToMono(String.class));
         run("warm-up, fixed", fixed(plain, a, b, rr, quantileNanos(0.95)));
 
         Result none = run("no hedging", unhedged);
