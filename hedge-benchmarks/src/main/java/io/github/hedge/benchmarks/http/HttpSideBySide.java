@@ -47,9 +47,7 @@ import reactor.netty.http.server.HttpServer;
  * the no-hedging run's quantile of hedge's measured extra load (after the cold calls), it moves in
  * 0.5 ms steps until the measured extra load crosses hedge's, then halves the bracket three times;
  * the delay reported is the largest whose measured extra load was not below hedge's, so hedge is
- * compared at equal or lower extra load. Each try is a full run, printed on stderr. The same search on
- * runs of the first {@code --cold-calls} calls alone, matched on hedge's extra load in those calls,
- * gives the fixed delay the cold start is compared with. Calls arrive every {@code
+ * compared at equal or lower extra load. Each try is a full run, printed on stderr. Calls arrive every {@code
  * 1/--rate} s (open loop). The first {@code --cold-calls} calls of each mode are reported apart (cold
  * start). For hedge's calls over 10 ms, the report says why the hedge did not save them: no hedge
  * (with the executor's reason), a hedge sent late, a hedge that also stalled, or a hedge on the
@@ -117,18 +115,13 @@ public final class HttpSideBySide {
     }
 
     private Result run(String name, Mode mode) throws InterruptedException {
-        return run(name, mode, calls);
-    }
-
-    /** Runs {@code n} calls of {@code mode}: all of them, or only the first (cold) part. */
-    private Result run(String name, Mode mode, int n) throws InterruptedException {
         Histogram cold = new ConcurrentHistogram(60_000_000_000L, 3);
         Histogram warm = new ConcurrentHistogram(60_000_000_000L, 3);
-        CountDownLatch done = new CountDownLatch(n);
-        long coldAttempts = n <= coldCalls ? -1 : 0;
+        CountDownLatch done = new CountDownLatch(calls);
+        long coldAttempts = 0;
         attempts.set(0);
         long start = System.nanoTime();
-        for (int i = 0; i < n; i++) {
+        for (int i = 0; i < calls; i++) {
             long due = start + i * intervalNanos;
             long wait = due - System.nanoTime();
             if (wait > 0) {
@@ -152,9 +145,6 @@ public final class HttpSideBySide {
                             });
         }
         done.await();
-        if (coldAttempts < 0) {
-            return new Result(name, cold, warm, attempts.get(), 0);
-        }
         return new Result(name, cold, warm, coldAttempts, attempts.get() - coldAttempts);
     }
 
@@ -203,10 +193,43 @@ public final class HttpSideBySide {
                 i -> hedged.get().uri("http://svc/x").retrieve().bodyToMono(String.class));
         diagnosis.finish();
 
-        Result fixed = hindsight(plain, a, b, rr, none.warm, extra(hedge), false);
-        // the same search for the first part alone, on runs of its length: hedge's extra load there
-        // differs from its steady one, and the comparison is at equal or lower extra load in each part
-        Result coldFixed = hindsight(plain, a, b, rr, none.cold, coldExtra(hedge), true);
+        double extra = extra(hedge);
+        // the largest fixed delay whose extra load is not below hedge's, so hedge is compared at equal
+        // or lower extra load: from the no-hedging run's quantile of hedge's extra load, 0.5 ms steps
+        // until the measured extra load crosses hedge's, then three halvings of the bracket (to
+        // 1/16 ms). Every try is a full run; the one reported is the largest delay measured at or above
+        // hedge's extra load.
+        long step = 500_000;
+        long d = Math.max(step, none.warm.getValueAtPercentile(100 * (1 - Math.max(extra, 1e-4))) / step * step);
+        Result above = null;
+        long aboveDelay = -1;
+        long below = -1; // the smallest delay measured below hedge's extra load
+        for (int tries = 0; tries < 12 && d > 0; tries++) {
+            Result r = run(fixedName(d), fixed(plain, a, b, rr, d));
+            boolean atOrAbove = extra(r) >= extra;
+            System.err.printf(
+                    Locale.ROOT,
+                    "fixed %.4f ms: extra load %.2f%% (hedge %.2f%%)%n",
+                    d / 1e6,
+                    100 * extra(r),
+                    100 * extra);
+            if (atOrAbove && d > aboveDelay) {
+                above = r;
+                aboveDelay = d;
+            } else if (!atOrAbove && (below < 0 || d < below)) {
+                below = d;
+            }
+            if (aboveDelay < 0) {
+                d -= step; // not yet at hedge's load: shorter delays hedge more
+            } else if (below < 0) {
+                d += step; // at or above: try longer delays until one falls below
+            } else if (below - aboveDelay > step / 8) {
+                d = (aboveDelay + below) / 2; // bisect the bracket
+            } else {
+                break;
+            }
+        }
+        Result fixed = above != null ? above : run(fixedName(step / 8), fixed(plain, a, b, rr, step / 8));
 
         String header = "| mode | p50 ms | p99 ms | p99.9 ms | max ms | extra load |\n|---|---|---|---|---|---|";
         System.out.printf(
@@ -218,7 +241,7 @@ public final class HttpSideBySide {
             System.out.println(row(r.mode, r.warm, r.warmAttempts, calls - coldCalls));
         }
         System.out.printf("%nCold start, the first %d calls:%n%n%s%n", coldCalls, header);
-        for (Result r : List.of(none, hedge, fixed, coldFixed)) {
+        for (Result r : List.of(none, hedge, fixed)) {
             System.out.println(row(r.mode, r.cold, r.coldAttempts, coldCalls));
         }
         System.out.printf(
@@ -245,63 +268,8 @@ public final class HttpSideBySide {
         return (double) r.warmAttempts / (calls - coldCalls) - 1;
     }
 
-    private double coldExtra(Result r) {
-        return (double) r.coldAttempts / coldCalls - 1;
-    }
-
-    /**
-     * The largest fixed delay whose extra load is not below {@code target} (hedge's), so that hedge is
-     * compared at equal or lower extra load: from {@code unhedged}'s quantile of the target, 0.5 ms
-     * steps until the measured extra load crosses it, then three halvings of the bracket (to 1/16
-     * ms). Every try is a run of its own, printed on stderr: of all the calls, or ({@code cold}) of
-     * the first {@code --cold-calls} only, judged on that part's extra load.
-     */
-    private Result hindsight(
-            WebClient plain, URI a, URI b, AtomicInteger rr, Histogram unhedged, double target, boolean cold)
-            throws InterruptedException {
-        long step = 500_000;
-        long d = Math.max(step, unhedged.getValueAtPercentile(100 * (1 - Math.max(target, 1e-4))) / step * step);
-        Result above = null;
-        long aboveDelay = -1;
-        long below = -1; // the smallest delay measured below the target
-        for (int tries = 0; tries < 12 && d > 0; tries++) {
-            Result r = run(fixedName(d, cold), fixed(plain, a, b, rr, d), cold ? coldCalls : calls);
-            double load = cold ? coldExtra(r) : extra(r);
-            boolean atOrAbove = load >= target;
-            System.err.printf(
-                    Locale.ROOT,
-                    "fixed %.4f ms%s: extra load %.2f%% (hedge %.2f%%)%n",
-                    d / 1e6,
-                    cold ? ", first part" : "",
-                    100 * load,
-                    100 * target);
-            if (atOrAbove && d > aboveDelay) {
-                above = r;
-                aboveDelay = d;
-            } else if (!atOrAbove && (below < 0 || d < below)) {
-                below = d;
-            }
-            if (aboveDelay < 0) {
-                d -= step; // not yet at hedge's load: shorter delays hedge more
-            } else if (below < 0) {
-                d += step; // at or above: try longer delays until one falls below
-            } else if (below - aboveDelay > step / 8) {
-                d = (aboveDelay + below) / 2; // bisect the bracket
-            } else {
-                break;
-            }
-        }
-        return above != null
-                ? above
-                : run(fixedName(step / 8, cold), fixed(plain, a, b, rr, step / 8), cold ? coldCalls : calls);
-    }
-
-    private static String fixedName(long d, boolean cold) {
-        return String.format(
-                Locale.ROOT,
-                "hand-written fixed %.3f ms (hindsight%s)",
-                d / 1e6,
-                cold ? ", matched on the first part" : "");
+    private static String fixedName(long d) {
+        return String.format(Locale.ROOT, "hand-written fixed %.3f ms (hindsight)", d / 1e6);
     }
 
     private static Mode fixed(WebClient plain, URI a, URI b, AtomicInteger rr, long d) {
