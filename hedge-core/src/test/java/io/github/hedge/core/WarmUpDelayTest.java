@@ -190,15 +190,7 @@ class WarmUpDelayTest {
 
     @Test
     void should_ask_for_no_more_than_the_percentile_of_all_traffic_when_one_target_stalls() {
-        // a and b answer after an exponential latency, mean 10 ms; c the same, but 10% of its calls
-        // stall for 1 s
-        for (int i = 0; i < 2000; i++) {
-            long nanos = (long) (-10 * MS * Math.log(1 - (i + 0.5) / 2000));
-            tracker.record("a", nanos);
-            tracker.record("b", nanos);
-            tracker.record("c", i % 10 == 0 ? 1000 * MS : nanos);
-        }
-        time.advance(Duration.ofSeconds(1));
+        oneOfThreeStalls();
         PercentileDelay p96 = DelayPolicy.percentile(0.96).budgetFeedback(true).build();
         long consensus = tracker.consensusTargetPercentileNanos(0.96, 125);
         // the targets' p96 asks for 4% of the healthy calls and the 3.3% that stall: 7.3% of all
@@ -222,13 +214,7 @@ class WarmUpDelayTest {
 
     @Test
     void should_read_each_budgets_ratio_when_two_budgets_share_the_policy_and_the_tracker() {
-        for (int i = 0; i < 2000; i++) {
-            long nanos = (long) (-10 * MS * Math.log(1 - (i + 0.5) / 2000));
-            tracker.record("a", nanos);
-            tracker.record("b", nanos);
-            tracker.record("c", i % 10 == 0 ? 1000 * MS : nanos);
-        }
-        time.advance(Duration.ofSeconds(1));
+        oneOfThreeStalls();
         PercentileDelay p96 = DelayPolicy.percentile(0.96).budgetFeedback(true).build();
         long pooledP96 = tracker.percentileNanos(0.96);
         long pooledP99 = tracker.percentileNanos(0.99);
@@ -241,6 +227,20 @@ class WarmUpDelayTest {
                 .as("a 1% budget: the pooled p99, which asks for what it supplies")
                 .isEqualTo(pooledP99);
         assertThat(p96.delayNanos(withFill(1.0, 0.05))).isEqualTo(pooledP96);
+    }
+
+    /**
+     * 2,000 samples per target, then past the next refresh: a and b answer after an exponential
+     * latency, mean 10 ms; c the same, but 10% of its calls stall for 1 s.
+     */
+    private void oneOfThreeStalls() {
+        for (int i = 0; i < 2000; i++) {
+            long nanos = (long) (-10 * MS * Math.log(1 - (i + 0.5) / 2000));
+            tracker.record("a", nanos);
+            tracker.record("b", nanos);
+            tracker.record("c", i % 10 == 0 ? 1000 * MS : nanos);
+        }
+        time.advance(Duration.ofSeconds(1));
     }
 
     private DelayContext withFill(double fill) {
