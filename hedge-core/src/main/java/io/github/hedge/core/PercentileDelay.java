@@ -181,11 +181,11 @@ public final class PercentileDelay implements DelayPolicy {
 
     /**
      * What a decision reads from the tracker, for one feedback step and one supply floor level: the
-     * trusted percentile, the built-in warm-up bound and the floor. These depend on the context
-     * only through the tracker's snapshot, its first answers, the budget's ratio, the step and the level (and, with
-     * {@link Scope#PREVIOUS_TARGET}, the previous target), so the tracker keeps the latest ones and
-     * a call that finds them all the same reads them from there: one
-     * clock read and the budget's fill and supply per call, instead of every reader's.
+     * trusted percentile, the built-in warm-up bound and the floor. These depend on the context only
+     * through the tracker's snapshot, its first answers, the budget's ratio, the step and the level
+     * (and, with {@link Scope#PREVIOUS_TARGET}, the previous target), so the tracker keeps the latest
+     * ones and a call that finds them all the same reads them from there: one clock read and the
+     * budget's fill and supply per call, instead of every reader's.
      */
     static final class Parts {
         final PercentileDelay owner;
@@ -225,10 +225,10 @@ public final class PercentileDelay implements DelayPolicy {
         LatencyTracker tracker = context.latency();
         TrackerSnapshot snapshot = tracker.snapshot(); // the decision's one clock read
         int answers = tracker.firstAnswers();
-        int step = budgetFeedback ? step(context.budgetFill()) : 0;
-        int level = budgetFeedback ? supplyLevel(context, snapshot.sampleCount()) : -1;
-        int key = step * (SUPPLY_GRID.length + 1) + level + 1;
         double ratio = context.budgetRatio();
+        int step = budgetFeedback ? step(context.budgetFill()) : 0;
+        int level = budgetFeedback ? supplyLevel(context, ratio, snapshot.sampleCount()) : -1;
+        int key = step * (SUPPLY_GRID.length + 1) + level + 1;
         boolean cached = scope != Scope.PREVIOUS_TARGET;
         if (cached) {
             Parts p = tracker.delayParts;
@@ -243,7 +243,7 @@ public final class PercentileDelay implements DelayPolicy {
         }
         long estimate = estimate(context, step);
         long warm = estimate < 0 && warmUp ? fallback.delayNanos(context) : NO_HEDGE;
-        long floor = level < 0 ? -1 : tracker.percentileNanos(1 - SUPPLY_GRID[level] * context.budgetRatio());
+        long floor = level < 0 ? -1 : tracker.percentileNanos(1 - SUPPLY_GRID[level] * ratio);
         Parts p = new Parts(this, snapshot, answers, key, ratio, estimate, warm, floor);
         if (cached) {
             tracker.delayParts = p;
@@ -261,18 +261,18 @@ public final class PercentileDelay implements DelayPolicy {
     }
 
     /**
-     * The level of the supply floor: the pooled percentile at which demand for hedges meets what the budget supplies over as many
-     * calls as the window holds samples ({@link DelayContext#budgetSupply(long)}): a call slower
+     * The level of the supply floor: the pooled percentile at which demand for hedges meets what the
+     * budget supplies over as many calls as the window holds samples ({@link DelayContext#budgetSupply(long)}): a call slower
      * than it is one of the share {@code s} of calls the budget can pay for. The level is {@code 1 -
      * s} rounded up to the grid {@code 1 - ratio * 2^(j/4)}, at most the highest level the samples
      * support ({@code 1 - 5 / n}), and left out while {@code s} is above {@code 8 * ratio} (the
      * budget pays for the warm-up bound's demand). Pooled: demand is what all the traffic asks for.
      *
+     * @param ratio the budget's ratio ({@link DelayContext#budgetRatio()})
      * @param n the samples in the window
      * @return the floor's index in {@link #SUPPLY_GRID}, or -1 when there is none
      */
-    private int supplyLevel(DelayContext context, long n) {
-        double ratio = context.budgetRatio();
+    private int supplyLevel(DelayContext context, double ratio, long n) {
         if (n <= 0 || !(ratio > 0 && ratio < 1)) {
             return -1;
         }

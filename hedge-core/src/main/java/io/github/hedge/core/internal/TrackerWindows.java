@@ -38,8 +38,7 @@ public final class TrackerWindows {
     private final StripedBucketCounter clusterCounter;
     final ConcurrentHashMap<String, TargetState> targets = new ConcurrentHashMap<>();
     /** Targets whose first answer is known: a reader of the first answers sees new ones by it. */
-    private final java.util.concurrent.atomic.AtomicInteger firstAnswers =
-            new java.util.concurrent.atomic.AtomicInteger();
+    private final AtomicInteger firstAnswers = new AtomicInteger();
     /** When the first answer without a tracked target ended ({@link #recordAnswer}); unset: MAX_VALUE. */
     private final AtomicLong clusterFirstAnswer = new AtomicLong(Long.MAX_VALUE);
 
