@@ -529,13 +529,7 @@ class HedgedExecutorTest {
         // stall for 1 s: the targets' own p96 asks for more hedges than 5% pays for, so the delay
         // a call is given is raised above it
         LatencyTracker tracker = ex.latencyTracker();
-        for (int i = 0; i < 2000; i++) {
-            long nanos = (long) (-10 * MS * Math.log(1 - (i + 0.5) / 2000));
-            tracker.record("a", nanos);
-            tracker.record("b", nanos);
-            tracker.record("c", i % 10 == 0 ? 1000 * MS : nanos);
-        }
-        time.advance(Duration.ofSeconds(1));
+        TrackerFeeds.oneOfThreeStalls(tracker, time);
         long reported = ex.currentDelayNanos();
         assertThat(reported).isGreaterThan(tracker.consensusTargetPercentileNanos(0.96, 125) * 5 / 4);
 

@@ -229,18 +229,8 @@ class WarmUpDelayTest {
         assertThat(p96.delayNanos(withFill(1.0, 0.05))).isEqualTo(pooledP96);
     }
 
-    /**
-     * 2,000 samples per target, then past the next refresh: a and b answer after an exponential
-     * latency, mean 10 ms; c the same, but 10% of its calls stall for 1 s.
-     */
     private void oneOfThreeStalls() {
-        for (int i = 0; i < 2000; i++) {
-            long nanos = (long) (-10 * MS * Math.log(1 - (i + 0.5) / 2000));
-            tracker.record("a", nanos);
-            tracker.record("b", nanos);
-            tracker.record("c", i % 10 == 0 ? 1000 * MS : nanos);
-        }
-        time.advance(Duration.ofSeconds(1));
+        TrackerFeeds.oneOfThreeStalls(tracker, time);
     }
 
     private DelayContext withFill(double fill) {
