@@ -64,21 +64,24 @@ final class Workload {
      * retry of a slow replica by that history, which earlier faults on a shared table could inflate.
      */
     static void createReadTable(CqlSession admin, String table) {
-        createReadTable(admin, table, "99p");
+        createReadTable(admin, table, null);
     }
 
     /**
      * As {@link #createReadTable(CqlSession, String)}, with the table's {@code speculative_retry}
-     * (Cassandra's syntax: {@code '99p'}, the default, or a fixed time such as {@code '3ms'}).
+     * (Cassandra's syntax: a fixed time such as {@code '3ms'}; null keeps the default, {@code '99p'},
+     * with no schema change).
      */
     static void createReadTable(CqlSession admin, String table, String speculativeRetry) {
         Duration ddl = Duration.ofSeconds(30);
         admin.execute(
                 SimpleStatement.newInstance("CREATE TABLE IF NOT EXISTS ks." + table + " (k int PRIMARY KEY, v text)")
                         .setTimeout(ddl));
-        admin.execute(SimpleStatement.newInstance(
-                        "ALTER TABLE ks." + table + " WITH speculative_retry = '" + speculativeRetry + "'")
-                .setTimeout(ddl));
+        if (speculativeRetry != null) {
+            admin.execute(SimpleStatement.newInstance(
+                            "ALTER TABLE ks." + table + " WITH speculative_retry = '" + speculativeRetry + "'")
+                    .setTimeout(ddl));
+        }
         admin.checkSchemaAgreement();
         PreparedStatement p = admin.prepare("INSERT INTO ks." + table + " (k, v) VALUES (?, ?)");
         // 32 at a time: the rows are written before the run's clock starts, so only the suite's length counts
