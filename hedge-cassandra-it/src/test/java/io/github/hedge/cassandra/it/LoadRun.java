@@ -68,6 +68,15 @@ final class LoadRun {
     long calls;
     /** the delay the session would give a hedge at the moment of the "fault" event, ns; -1: none */
     volatile long hedgeDelayAtFault = -1;
+    /**
+     * The largest delay the session would give a hedge from the "fault" event until the "resume"
+     * event (or the run's end), sampled every {@link #DELAY_SAMPLE_MS} ms, ns; -1: none. The delay
+     * moves while a fault lasts, as the latencies it causes reach the estimate.
+     */
+    volatile long hedgeDelayMaxDuringFault = -1;
+
+    /** How often the hedge delay is sampled while a fault lasts, ms. */
+    static final long DELAY_SAMPLE_MS = 5;
 
     /** A run read back from its raw files ({@link Raw}): no ledger. */
     static LoadRun loaded(Mode mode, long durationNanos) {
@@ -126,12 +135,25 @@ final class LoadRun {
                     () -> {
                         if (e.name().equals("fault")) {
                             run.hedgeDelayAtFault = hedgeDelayNanos(mode, session);
+                            run.hedgeDelayMaxDuringFault = run.hedgeDelayAtFault;
                         }
                         run.events.put(e.name(), System.nanoTime() - t0);
                         e.action().run();
                     },
                     e.at().toNanos(),
                     TimeUnit.NANOSECONDS);
+        }
+        if (timeline.stream().anyMatch(e -> e.name().equals("fault"))) {
+            events.scheduleAtFixedRate(
+                    () -> {
+                        if (run.events.containsKey("fault") && !run.events.containsKey("resume")) {
+                            run.hedgeDelayMaxDuringFault =
+                                    Math.max(run.hedgeDelayMaxDuringFault, hedgeDelayNanos(mode, session));
+                        }
+                    },
+                    DELAY_SAMPLE_MS,
+                    DELAY_SAMPLE_MS,
+                    TimeUnit.MILLISECONDS);
         }
         if (watchNode > 0) {
             InetSocketAddress watched = new InetSocketAddress(RealCluster.clientIp(watchNode), 9042);

@@ -88,6 +88,7 @@ final class Raw {
         r.events.forEach((name, at) -> p.put("event." + name + "_ns", String.valueOf(at)));
         p.put("marked_down_ns", String.valueOf(r.markedDownAt));
         p.put("hedge_delay_at_fault_ns", String.valueOf(r.hedgeDelayAtFault));
+        p.put("hedge_delay_max_during_fault_ns", String.valueOf(r.hedgeDelayMaxDuringFault));
         p.put("hedges_sent", String.valueOf(r.hedgesSent));
         p.put("calls", String.valueOf(r.calls));
         p.put("wall_start_ms", String.valueOf(r.wallStartMillis));
@@ -144,6 +145,9 @@ final class Raw {
         }
         r.markedDownAt = Long.parseLong(p.getProperty("marked_down_ns"));
         r.hedgeDelayAtFault = Long.parseLong(p.getProperty("hedge_delay_at_fault_ns"));
+        // files written before the delay was sampled through the fault hold only its value at the fault
+        r.hedgeDelayMaxDuringFault = Long.parseLong(
+                p.getProperty("hedge_delay_max_during_fault_ns", p.getProperty("hedge_delay_at_fault_ns")));
         r.hedgesSent = Long.parseLong(p.getProperty("hedges_sent"));
         r.calls = Long.parseLong(p.getProperty("calls"));
         r.wallStartMillis = Long.parseLong(p.getProperty("wall_start_ms"));

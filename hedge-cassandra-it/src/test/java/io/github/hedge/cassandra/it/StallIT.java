@@ -17,7 +17,8 @@ import org.junit.jupiter.api.TestInstance;
  * connections stay open, nothing is refused), once per mode. Each hedging mode is judged against its
  * own control: the slowest idempotent request in flight during the stall may take no longer than
  * the slowest in flight during any fault-free window of the same length in the same run (same
- * mode, same load) plus the hedge delay at the stall, and no longer than a quarter of the slowest
+ * mode, same load) plus the largest hedge delay while the stall lasted plus the coordinators' own
+ * retry of a slow replica ({@link #SPECULATIVE_RETRY}), and no longer than a quarter of the slowest
  * without hedging. {@code -Dhedge.it.brokenHedging=true} ({@link Mode#BROKEN_HEDGING}) makes the
  * wrapped session a broken build that this bound catches.
  */
@@ -45,6 +46,9 @@ class StallIT {
      * such reads wait out the whole stall.
      */
     static final String SPECULATIVE_RETRY = "3ms";
+
+    /** {@link #SPECULATIVE_RETRY} in ms. */
+    static final double SPECULATIVE_RETRY_MS = 3.0;
 
     static final int VICTIM = 2;
 
@@ -112,13 +116,27 @@ class StallIT {
                 .limit(n)
                 .map(s -> String.format(
                         java.util.Locale.ROOT,
-                        "%s %s %.1f ms%s (started %+.0f ms from the stall)",
+                        "%s %s %.1f ms%s (started %+.0f ms from the stall%s)",
                         s.kind(),
                         s.consistency(),
                         s.latencyMs(),
                         s.route().isEmpty() ? "" : " " + s.route(),
-                        (s.start() - fault) / 1e6))
+                        (s.start() - fault) / 1e6,
+                        pausedMs(run, s) > 0
+                                ? String.format(java.util.Locale.ROOT, "; test JVM paused %.1f ms", pausedMs(run, s))
+                                : ""))
                 .collect(java.util.stream.Collectors.joining("; "));
+    }
+
+    /** How long the test JVM was paused ({@link LoadRun#hiccups}) while {@code s} was in flight, ms. */
+    static double pausedMs(LoadRun run, LoadRun.Sample s) {
+        long paused = 0;
+        for (long[] h : run.hiccups) {
+            long from = Math.max(h[0], s.start());
+            long to = Math.min(h[0] + h[1], s.end());
+            paused += Math.max(0, to - from);
+        }
+        return paused / 1e6;
     }
 
     /**
@@ -158,20 +176,23 @@ class StallIT {
     /**
      * The stall's bound for one run: {@code max} (the slowest idempotent request in flight during
      * the stall, ms) must be at most {@code control} (the largest such maximum over the fault-free
-     * windows of the same length before the stall) plus {@code delayMs} (the hedge delay at the
-     * stall, ms, as applied: in the driver-timed modes, plus the driver's 1 ms timer tick; -1 when
-     * the session would send no hedge then, counted as 0), and at most a quarter
-     * of {@code noHedgingMax} (the same maximum in the run without hedging; NaN when that mode did
-     * not run). {@code hedges}: false for the run without hedging, which the bound does not apply to.
+     * windows of the same length before the stall) plus {@code delayMs} (the largest hedge delay the
+     * session gave while the stall lasted, ms, as applied: in the driver-timed modes, plus the
+     * driver's 1 ms timer tick; -1 when the session would send no hedge then, counted as 0) plus
+     * {@code retryMs} (the coordinators' {@link #SPECULATIVE_RETRY}, ms: a hedge picks another
+     * coordinator, which may still ask the stopped replica and wait this long before it asks
+     * another; no fault-free window holds that wait), and at most a quarter of {@code noHedgingMax}
+     * (the same maximum in the run without hedging; NaN when that mode did not run). {@code
+     * hedges}: false for the run without hedging, which the bound does not apply to.
      */
-    record Bound(double max, double control, double delayMs, double noHedgingMax, boolean hedges) {
+    record Bound(double max, double control, double delayMs, double retryMs, double noHedgingMax, boolean hedges) {
         boolean applies() {
             return hedges;
         }
 
-        /** control + delay */
+        /** control + delay + the coordinators' retry */
         double own() {
-            return control + Math.max(0, delayMs);
+            return control + Math.max(0, delayMs) + retryMs;
         }
 
         double limit() {
@@ -196,7 +217,8 @@ class StallIT {
         return new Bound(
                 maxAroundStall(run),
                 control,
-                run.hedgeDelayAtFault < 0 ? -1 : run.hedgeDelayAtFault / 1e6 + tick,
+                run.hedgeDelayMaxDuringFault < 0 ? -1 : run.hedgeDelayMaxDuringFault / 1e6 + tick,
+                SPECULATIVE_RETRY_MS,
                 none == null ? Double.NaN : maxAroundStall(none),
                 run.mode != Mode.NONE);
     }
@@ -247,7 +269,8 @@ class StallIT {
     /**
      * Neither hedging mode waits for a stalled node longer than its own fault-free control: the
      * slowest idempotent request in flight during the stall takes at most the largest maximum of
-     * the same run's fault-free windows of the stall's length plus the hedge delay at the stall,
+     * the same run's fault-free windows of the stall's length plus the largest hedge delay while
+     * the stall lasted plus the coordinators' {@link #SPECULATIVE_RETRY},
      * and at most a quarter of the unhedged run's (which waits about the whole 2 s).
      */
     @Test
@@ -259,11 +282,14 @@ class StallIT {
             assertThat(b.max())
                     .as(
                             "%s: slowest idempotent request in flight during the stall, ms, vs the largest fault-free"
-                                    + " window maximum %.1f ms (of %s) + hedge delay %.1f ms; slowest: %s",
+                                    + " window maximum %.1f ms (of %s) + largest hedge delay %.1f ms (%.1f ms at the"
+                                    + " stall) + coordinators' retry %.1f ms; slowest: %s",
                             mode,
                             b.control(),
                             java.util.Arrays.toString(steadyWindowMaxima(e.getValue())),
                             b.delayMs(),
+                            e.getValue().hedgeDelayAtFault / 1e6,
+                            b.retryMs(),
                             slowest(e.getValue(), 6))
                     .isLessThanOrEqualTo(b.own());
             if (none != null) {

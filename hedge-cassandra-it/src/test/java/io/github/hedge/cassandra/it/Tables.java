@@ -101,8 +101,8 @@ final class Tables {
     private static String stallBound(Raw.Loaded l) {
         List<String> rows = new ArrayList<>();
         rows.add("| mode | slowest ms in flight during the stall | control ms (slowest of the fault-free 2 s windows)"
-                + " | hedge delay ms | 0.25 x unhedged max ms | bound ms | met |");
-        rows.add("|---|---|---|---|---|---|---|");
+                + " | largest hedge delay ms | coordinators' retry ms | 0.25 x unhedged max ms | bound ms | met |");
+        rows.add("|---|---|---|---|---|---|---|---|");
         LoadRun none = l.runs().containsKey(Mode.NONE) ? l.runs().get(Mode.NONE).run() : null;
         for (Raw.Run run : l.runs().values()) {
             LoadRun r = run.run();
@@ -111,6 +111,7 @@ final class Tables {
                     + " | " + f(b.max())
                     + " | " + f(b.control())
                     + " | " + (!b.applies() ? "-" : b.delayMs() < 0 ? "none" : f(b.delayMs()))
+                    + " | " + (!b.applies() ? "-" : f(b.retryMs()))
                     + " | " + (b.applies() && !Double.isNaN(b.noHedgingMax()) ? f(0.25 * b.noHedgingMax()) : "-")
                     + " | " + (b.applies() ? f(b.limit()) : "-")
                     + " | " + (!b.applies() ? "-" : b.met() ? "yes" : "**no**")
