@@ -108,6 +108,11 @@ final class Raw {
             Files.writeString(dir.resolve(file(fault, r.mode, "-statements.csv")), b);
         }
         writeProperties(dir.resolve(file(fault, r.mode, "-run.properties")), p);
+        StringBuilder pauses = new StringBuilder("start_ns,length_ns\n");
+        for (long[] h : r.hiccups) {
+            pauses.append(h[0]).append(',').append(h[1]).append('\n');
+        }
+        Files.writeString(dir.resolve(file(fault, r.mode, "-pauses.csv")), pauses);
     }
 
     static Loaded load(Path dir, String fault) {
@@ -167,6 +172,14 @@ final class Raw {
                         Long.parseLong(c[3]),
                         routes ? c[4] : "",
                         error.isEmpty() ? null : error));
+            }
+        }
+        // the test JVM's pauses; files written before they were kept have none
+        Path pauses = dir.resolve(file(fault, mode, "-pauses.csv"));
+        if (Files.exists(pauses)) {
+            for (String line : Files.readAllLines(pauses).stream().skip(1).toList()) {
+                String[] c = line.split(",");
+                r.hiccups.add(new long[] {Long.parseLong(c[0]), Long.parseLong(c[1])});
             }
         }
         Workload.Check check = null;
