@@ -27,12 +27,13 @@ import reactor.core.publisher.Mono;
  * <p>The fixed delay is the exact quantile of {@code --dist} at one minus hedge's own measured extra
  * load after warm-up: the best fixed delay for that load on a stationary backend, known in advance
  * (a hand-written hedge has no budget, so its extra load is the share of calls slower than {@code
- * d}). The first {@code --cold-calls} calls of each mode are reported apart (cold start). Prints a
- * Markdown report.
+ * d}). The first {@code --cold-calls} calls of each mode are reported apart (cold start), pooled
+ * over {@code --cold-seeds} runs: seed {@code --seed} and the next ones, each on a new executor
+ * (the p99.9 of one run's first 1,000 calls is its slowest call or two). Prints a Markdown report.
  *
  * <pre>
  * java -cp hedge-benchmarks/target/hedge-sim.jar io.github.hedge.benchmarks.reactor.ReactorSideBySide \
- *     [--dist pareto:1.5,2] [--calls 200000] [--rate 1000] [--cold-calls 1000] [--seed 1]
+ *     [--dist pareto:1.5,2] [--calls 200000] [--rate 1000] [--cold-calls 1000] [--cold-seeds 100] [--seed 1]
  * </pre>
  */
 public final class ReactorSideBySide {
@@ -56,14 +57,22 @@ public final class ReactorSideBySide {
         final Histogram cold = new Histogram(3_600_000_000_000L, 3);
         final Histogram warm = new Histogram(3_600_000_000_000L, 3);
         final long[] attempts = new long[2]; // [cold, warm]
+        final long[] calls = new long[2]; // [cold, warm]
 
         Result(String mode) {
             this.mode = mode;
         }
 
-        double extraLoad(boolean isCold, int coldCalls, int calls) {
-            long n = isCold ? coldCalls : calls - coldCalls;
-            return (double) attempts[isCold ? 0 : 1] / n - 1;
+        double extraLoad(boolean isCold) {
+            int part = isCold ? 0 : 1;
+            return (double) attempts[part] / calls[part] - 1;
+        }
+
+        /** Adds {@code other}'s cold start (another seed's) to this one's. */
+        void addCold(Result other) {
+            cold.add(other.cold);
+            attempts[0] += other.attempts[0];
+            calls[0] += other.calls[0];
         }
     }
 
@@ -92,6 +101,7 @@ public final class ReactorSideBySide {
             time.advanceTo(i * intervalNanos);
             long start = time.nanoTime();
             Histogram h = i < coldCalls ? r.cold : r.warm;
+            r.calls[i < coldCalls ? 0 : 1]++;
             mode.call(i, r, reactorTime).subscribe(v -> h.recordValue(time.nanoTime() - start));
         }
         time.runUntilIdle();
@@ -129,7 +139,7 @@ public final class ReactorSideBySide {
                         backend(i, 1, r, t), Mono.delay(delay, t).then(backend(i, 2, r, t))));
     }
 
-    private static String row(Result r, boolean cold, int coldCalls, int calls) {
+    private static String row(Result r, boolean cold) {
         Histogram h = cold ? r.cold : r.warm;
         return String.format(
                 Locale.ROOT,
@@ -139,44 +149,57 @@ public final class ReactorSideBySide {
                 h.getValueAtPercentile(99) / 1e6,
                 h.getValueAtPercentile(99.9) / 1e6,
                 h.getValueAtPercentile(99.99) / 1e6,
-                100 * r.extraLoad(cold, coldCalls, calls));
+                100 * r.extraLoad(cold));
     }
 
     /**
      * @param args see the class comment
      */
     public static void main(String[] args) {
-        CliArgs a = CliArgs.parse(List.of(args), Set.of("dist", "calls", "rate", "cold-calls", "seed"), Set.of());
+        CliArgs a = CliArgs.parse(
+                List.of(args), Set.of("dist", "calls", "rate", "cold-calls", "cold-seeds", "seed"), Set.of());
         Distribution dist = a.dist("pareto:1.5,2");
         int calls = (int) a.integer("calls", 200_000, 2_000, 10_000_000);
         double rate = a.number("rate", 1000, 1, 1_000_000);
         int coldCalls = (int) a.integer("cold-calls", 1000, 1, calls / 2);
-        long seed = a.integer("seed", 1, 0, Long.MAX_VALUE);
+        int coldSeeds = (int) a.integer("cold-seeds", 100, 1, 100_000);
+        long seed = a.integer("seed", 1, 0, Long.MAX_VALUE - 100_000);
         ReactorSideBySide bench = new ReactorSideBySide(dist, seed, calls, coldCalls, rate);
 
         Result none = bench.none();
         Result hedge = bench.hedge();
-        double extra = Math.max(hedge.extraLoad(false, coldCalls, calls), 1e-6);
+        double extra = Math.max(hedge.extraLoad(false), 1e-6);
         Duration d = Duration.ofNanos(Math.round(dist.quantileMs(1 - extra) * 1e6));
         Result fixed = bench.fixed(d);
+        for (long s = seed + 1; s < seed + coldSeeds; s++) {
+            // the other seeds' cold starts only: their first calls, each mode on a new executor
+            ReactorSideBySide more = new ReactorSideBySide(dist, s, coldCalls, coldCalls, rate);
+            none.addCold(more.none());
+            hedge.addCold(more.hedge());
+            fixed.addCold(more.fixed(d));
+        }
 
         System.out.printf(
                 Locale.ROOT,
                 "Reactor side by side: %s, %d calls at %.0f/s, seed %d; first %d calls reported apart"
-                        + " (cold start)%n%n",
+                        + " (cold start), pooled over seeds %d-%d%n%n",
                 dist.spec(),
                 calls,
                 rate,
                 seed,
-                coldCalls);
+                coldCalls,
+                seed,
+                seed + coldSeeds - 1);
         String header = "| mode | p50 ms | p99 ms | p99.9 ms | p99.99 ms | extra load |\n|---|---|---|---|---|---|";
         System.out.printf("After the first %d calls (%d calls):%n%n%s%n", coldCalls, calls - coldCalls, header);
         for (Result r : List.of(none, hedge, fixed)) {
-            System.out.println(row(r, false, coldCalls, calls));
+            System.out.println(row(r, false));
         }
-        System.out.printf("%nCold start, the first %d calls:%n%n%s%n", coldCalls, header);
+        System.out.printf(
+                "%nCold start, the first %d calls of %d runs (%d calls):%n%n%s%n",
+                coldCalls, coldSeeds, hedge.calls[0], header);
         for (Result r : List.of(none, hedge, fixed)) {
-            System.out.println(row(r, true, coldCalls, calls));
+            System.out.println(row(r, true));
         }
     }
 }
