@@ -49,34 +49,45 @@ import reactor.netty.http.server.HttpServer;
  * the delay reported is the largest whose measured extra load was not below hedge's, so hedge is
  * compared at equal or lower extra load. Each try is a full run, printed on stderr. Calls arrive every {@code
  * 1/--rate} s (open loop). The first {@code --cold-calls} calls of each mode are reported apart (cold
- * start). For hedge's calls over 10 ms, the report says why the hedge did not save them: no hedge
+ * start), pooled over {@code --cold-runs} runs: the measured run's first calls and as many more runs
+ * of {@code --cold-calls} calls as it takes, taken in turn (no hedging, hedge on a new executor each
+ * time, the fixed delay {@code d}), so a cold p99.9 is not one run's slowest call or two. For hedge's calls over 10 ms, the report says why the hedge did not save them: no hedge
  * (with the executor's reason), a hedge sent late, a hedge that also stalled, or a hedge on the
  * primary's instance. Prints a Markdown report.
  *
  * <pre>
  * java -cp hedge-benchmarks/target/hedge-sim.jar io.github.hedge.benchmarks.http.HttpSideBySide \
- *     [--calls 10000] [--rate 500] [--cold-calls 2000] [--seed 1]
+ *     [--calls 10000] [--rate 500] [--cold-calls 2000] [--cold-runs 8] [--seed 1]
  * </pre>
  */
 public final class HttpSideBySide {
     private static final double STALL_P = 0.03;
     private final int calls;
     private final int coldCalls;
+    private final int coldRuns;
     private final long intervalNanos;
     private final long seed;
     private final AtomicLong attempts = new AtomicLong();
     private final List<DisposableServer> servers = new ArrayList<>();
     private Diagnosis diagnosis;
 
-    private HttpSideBySide(int calls, int coldCalls, double rate, long seed) {
+    private HttpSideBySide(int calls, int coldCalls, int coldRuns, double rate, long seed) {
         this.calls = calls;
         this.coldCalls = coldCalls;
+        this.coldRuns = coldRuns;
         this.intervalNanos = (long) (1e9 / rate);
         this.seed = seed;
     }
 
-    /** What one mode measured. */
-    record Result(String mode, Histogram cold, Histogram warm, long coldAttempts, long warmAttempts) {}
+    /** What one mode measured: {@code coldN} calls in {@code cold}, the others in {@code warm}. */
+    record Result(String mode, Histogram cold, Histogram warm, long coldN, long coldAttempts, long warmAttempts) {
+        /** This result with {@code more}'s cold calls (a run of cold calls only) added to its own. */
+        Result withCold(Result more) {
+            Histogram c = cold.copy();
+            c.add(more.cold);
+            return new Result(mode, c, warm, coldN + more.coldN, coldAttempts + more.coldAttempts, warmAttempts);
+        }
+    }
 
     private interface Mode {
         Mono<String> call(int i);
@@ -115,6 +126,11 @@ public final class HttpSideBySide {
     }
 
     private Result run(String name, Mode mode) throws InterruptedException {
+        return run(name, mode, calls);
+    }
+
+    /** Runs {@code calls} calls of {@code mode}; the first {@link #coldCalls} are the cold ones. */
+    private Result run(String name, Mode mode, int calls) throws InterruptedException {
         Histogram cold = new ConcurrentHistogram(60_000_000_000L, 3);
         Histogram warm = new ConcurrentHistogram(60_000_000_000L, 3);
         CountDownLatch done = new CountDownLatch(calls);
@@ -145,7 +161,10 @@ public final class HttpSideBySide {
                             });
         }
         done.await();
-        return new Result(name, cold, warm, coldAttempts, attempts.get() - coldAttempts);
+        if (calls <= coldCalls) {
+            coldAttempts = attempts.get();
+        }
+        return new Result(name, cold, warm, Math.min(calls, coldCalls), coldAttempts, attempts.get() - coldAttempts);
     }
 
     private void go() throws InterruptedException {
@@ -229,7 +248,25 @@ public final class HttpSideBySide {
                 break;
             }
         }
-        Result fixed = above != null ? above : run(fixedName(step / 8), fixed(plain, a, b, rr, step / 8));
+        long fixedDelay = above != null ? aboveDelay : step / 8;
+        Result fixed = above != null ? above : run(fixedName(fixedDelay), fixed(plain, a, b, rr, fixedDelay));
+        // more cold starts, the modes in turn: hedge on a new executor each time
+        for (int k = 1; k < coldRuns; k++) {
+            none = none.withCold(run("cold run " + (k + 1) + ", no hedging", unhedged, coldCalls));
+            HedgedExecutor fresh = HedgedExecutor.of("http-bench-cold-" + k, HedgeConfig.ofDefaults());
+            WebClient freshClient = WebClient.builder()
+                    .clientConnector(new ReactorClientHttpConnector(netty))
+                    .filter(HedgingExchangeFilterFunction.of(fresh, HttpHedgePolicy.defaults(), chooser))
+                    .build();
+            hedge = hedge.withCold(run(
+                    "cold run " + (k + 1) + ", hedge",
+                    i -> freshClient.get().uri("http://svc/x").retrieve().bodyToMono(String.class),
+                    coldCalls));
+            fixed = fixed.withCold(run(
+                    "cold run " + (k + 1) + ", " + fixedName(fixedDelay),
+                    fixed(plain, a, b, rr, fixedDelay),
+                    coldCalls));
+        }
 
         String header = "| mode | p50 ms | p99 ms | p99.9 ms | max ms | extra load |\n|---|---|---|---|---|---|";
         System.out.printf(
@@ -240,9 +277,11 @@ public final class HttpSideBySide {
         for (Result r : List.of(none, hedge, fixed)) {
             System.out.println(row(r.mode, r.warm, r.warmAttempts, calls - coldCalls));
         }
-        System.out.printf("%nCold start, the first %d calls:%n%n%s%n", coldCalls, header);
+        System.out.printf(
+                "%nCold start, the first %d calls of %d runs (%d calls):%n%n%s%n",
+                coldCalls, coldRuns, hedge.coldN, header);
         for (Result r : List.of(none, hedge, fixed)) {
-            System.out.println(row(r.mode, r.cold, r.coldAttempts, coldCalls));
+            System.out.println(row(r.mode, r.cold, r.coldAttempts, r.coldN));
         }
         System.out.printf(
                 "%nHedge's calls over 10 ms after the first %d calls (%d), by why the hedge did not save them:%n%n",
@@ -366,7 +405,7 @@ public final class HttpSideBySide {
         }
     }
 
-    private static String row(String mode, Histogram h, long attempts, int n) {
+    private static String row(String mode, Histogram h, long attempts, long n) {
         return String.format(
                 Locale.ROOT,
                 "| %s | %.2f | %.2f | %.2f | %.2f | %.2f%% |",
@@ -379,19 +418,21 @@ public final class HttpSideBySide {
     }
 
     /**
-     * @param args {@code --calls N --rate R --cold-calls C --seed S}
+     * @param args {@code --calls N --rate R --cold-calls C --cold-runs K --seed S}
      * @throws InterruptedException if interrupted
      */
     public static void main(String[] args) throws InterruptedException {
         int calls = 10_000;
         double rate = 500;
         int cold = 2_000;
+        int coldRuns = 8;
         long seed = 1;
         for (int i = 0; i + 1 < args.length; i += 2) {
             switch (args[i]) {
                 case "--calls" -> calls = Integer.parseInt(args[i + 1]);
                 case "--rate" -> rate = Double.parseDouble(args[i + 1]);
                 case "--cold-calls" -> cold = Integer.parseInt(args[i + 1]);
+                case "--cold-runs" -> coldRuns = Integer.parseInt(args[i + 1]);
                 case "--seed" -> seed = Long.parseLong(args[i + 1]);
                 default -> throw new IllegalArgumentException("unknown option " + args[i]);
             }
@@ -399,6 +440,9 @@ public final class HttpSideBySide {
         if (cold < 0 || cold >= calls) {
             throw new IllegalArgumentException("--cold-calls must be in [0, --calls), was " + cold);
         }
-        new HttpSideBySide(calls, cold, rate, seed).go();
+        if (coldRuns < 1 || coldRuns > 100) {
+            throw new IllegalArgumentException("--cold-runs must be in [1, 100], was " + coldRuns);
+        }
+        new HttpSideBySide(calls, cold, coldRuns, rate, seed).go();
     }
 }
