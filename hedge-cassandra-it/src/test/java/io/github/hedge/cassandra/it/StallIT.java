@@ -38,6 +38,9 @@ class StallIT {
 
     static final Duration STALL = Duration.ofSeconds(2);
 
+    /** {@link #SPECULATIVE_RETRY} in ms. */
+    static final int SPECULATIVE_RETRY_MS = 3;
+
     /**
      * The read tables' {@code speculative_retry}: a coordinator asks another replica when one has
      * not answered a read within 3 ms. Hedging chooses the coordinator, not the replicas it asks; with
@@ -46,10 +49,7 @@ class StallIT {
      * which no client-side hedge can shorten, and the bound judged that wait. {@code 'ALWAYS'} made
      * such reads wait out the whole stall.
      */
-    static final String SPECULATIVE_RETRY = "3ms";
-
-    /** {@link #SPECULATIVE_RETRY} in ms. */
-    static final double SPECULATIVE_RETRY_MS = 3.0;
+    static final String SPECULATIVE_RETRY = SPECULATIVE_RETRY_MS + "ms";
 
     static final int VICTIM = 2;
 
@@ -115,17 +115,20 @@ class StallIT {
                 .sorted(java.util.Comparator.comparingDouble((LoadRun.Sample s) -> netMs(run, s))
                         .reversed())
                 .limit(n)
-                .map(s -> String.format(
-                        java.util.Locale.ROOT,
-                        "%s %s %.1f ms%s (started %+.0f ms from the stall%s)",
-                        s.kind(),
-                        s.consistency(),
-                        s.latencyMs(),
-                        s.route().isEmpty() ? "" : " " + s.route(),
-                        (s.start() - fault) / 1e6,
-                        pausedMs(run, s) > 0
-                                ? String.format(java.util.Locale.ROOT, "; test JVM paused %.1f ms", pausedMs(run, s))
-                                : ""))
+                .map(s -> {
+                    double paused = pausedMs(run, s);
+                    return String.format(
+                            java.util.Locale.ROOT,
+                            "%s %s %.1f ms%s (started %+.0f ms from the stall%s)",
+                            s.kind(),
+                            s.consistency(),
+                            s.latencyMs(),
+                            s.route().isEmpty() ? "" : " " + s.route(),
+                            (s.start() - fault) / 1e6,
+                            paused > 0
+                                    ? String.format(java.util.Locale.ROOT, "; test JVM paused %.1f ms", paused)
+                                    : "");
+                })
                 .collect(java.util.stream.Collectors.joining("; "));
     }
 
@@ -190,8 +193,9 @@ class StallIT {
 
     /**
      * The stall's bound for one run: {@code max} (the slowest idempotent request in flight during
-     * the stall, ms, the test JVM's pauses taken out: {@link #netMs}) must be at most {@code control} (the largest such maximum over the fault-free
-     * windows of the same length before the stall) plus {@code delayMs} (the largest hedge delay the
+     * the stall, ms, the test JVM's pauses taken out: {@link #netMs}) must be at most {@code
+     * control} (the largest such maximum over the fault-free windows of the same length before the
+     * stall) plus {@code delayMs} (the largest hedge delay the
      * session gave while the stall lasted, ms, as applied: in the driver-timed modes, plus the
      * driver's 1 ms timer tick; -1 when the session would send no hedge then, counted as 0) plus
      * {@code retryMs} (the coordinators' {@link #SPECULATIVE_RETRY}, ms: a hedge picks another
