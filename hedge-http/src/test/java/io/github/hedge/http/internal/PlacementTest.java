@@ -2,8 +2,8 @@ package io.github.hedge.http.internal;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.github.hedge.core.AttemptContext;
 import io.github.hedge.core.testing.VirtualTimeScheduler;
+import io.github.hedge.http.TestAttempt;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -19,10 +19,10 @@ class PlacementTest {
     /** Calls whose primary on c:1 always goes overdue; a and b never do. */
     private void recogniseCStalling() {
         for (int i = 0; i < 3 * 200; i++) {
-            Attempt primary = new Attempt(1, List.of());
+            TestAttempt primary = new TestAttempt(1, List.of());
             String target = TARGETS.get(placement.place(TARGETS, primary));
             if (target.equals("c:1")) {
-                placement.place(TARGETS, new Attempt(2, List.of(target)));
+                placement.place(TARGETS, new TestAttempt(2, List.of(target)));
             }
             time.advance(Duration.ofMillis(1));
         }
@@ -33,7 +33,7 @@ class PlacementTest {
     void should_place_primaries_round_robin_when_no_instance_stalls() {
         List<String> placed = new ArrayList<>();
         for (int i = 0; i < 6; i++) {
-            placed.add(TARGETS.get(placement.place(TARGETS, new Attempt(1, List.of()))));
+            placed.add(TARGETS.get(placement.place(TARGETS, new TestAttempt(1, List.of()))));
         }
 
         assertThat(placed).containsExactly("a:1", "b:1", "c:1", "a:1", "b:1", "c:1");
@@ -45,7 +45,7 @@ class PlacementTest {
 
         assertThat(placement.stallingNow()).containsExactly("c:1");
         for (int i = 0; i < 30; i++) {
-            assertThat(TARGETS.get(placement.place(TARGETS, new Attempt(1, List.of()))))
+            assertThat(TARGETS.get(placement.place(TARGETS, new TestAttempt(1, List.of()))))
                     .isNotEqualTo("c:1");
         }
     }
@@ -57,7 +57,7 @@ class PlacementTest {
         for (int i = 0; i < 30; i++) {
             // b's turn in the rotation comes just before c's: a hedge that took its turn would land on c
             String tried = i % 2 == 0 ? "a:1" : "b:1";
-            String hedge = TARGETS.get(placement.place(TARGETS, new Attempt(2, List.of(tried))));
+            String hedge = TARGETS.get(placement.place(TARGETS, new TestAttempt(2, List.of(tried))));
 
             assertThat(hedge).isNotIn(tried, "c:1");
         }
@@ -67,7 +67,7 @@ class PlacementTest {
     void should_send_a_hedge_to_the_stalling_instance_when_it_is_the_only_one_untried() {
         recogniseCStalling();
 
-        String hedge = TARGETS.get(placement.place(TARGETS, new Attempt(3, List.of("a:1", "b:1"))));
+        String hedge = TARGETS.get(placement.place(TARGETS, new TestAttempt(3, List.of("a:1", "b:1"))));
 
         assertThat(hedge).isEqualTo("c:1");
     }
@@ -76,47 +76,9 @@ class PlacementTest {
     void should_send_a_hedge_round_robin_over_all_instances_when_the_call_tried_every_one() {
         List<String> placed = new ArrayList<>();
         for (int i = 0; i < 3; i++) {
-            placed.add(TARGETS.get(placement.place(TARGETS, new Attempt(4, TARGETS))));
+            placed.add(TARGETS.get(placement.place(TARGETS, new TestAttempt(4, TARGETS))));
         }
 
         assertThat(placed).containsExactlyInAnyOrderElementsOf(TARGETS);
-    }
-
-    /** One attempt of a call, as the core would hand it to a chooser. */
-    private static final class Attempt implements AttemptContext {
-        private final int number;
-        private final List<String> tried;
-
-        Attempt(int number, List<String> tried) {
-            this.number = number;
-            this.tried = tried;
-        }
-
-        @Override
-        public int attemptNumber() {
-            return number;
-        }
-
-        @Override
-        public List<String> triedTargets() {
-            return tried;
-        }
-
-        @Override
-        public void reportTarget(String target) {}
-
-        @Override
-        public void onCancel(Runnable hook) {}
-
-        @Override
-        public boolean isCancelled() {
-            return false;
-        }
-
-        @Override
-        public void pushback(Duration delay) {}
-
-        @Override
-        public void stopFurtherAttempts() {}
     }
 }

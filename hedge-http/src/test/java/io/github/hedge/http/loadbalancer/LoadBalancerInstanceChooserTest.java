@@ -3,8 +3,8 @@ package io.github.hedge.http.loadbalancer;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.github.hedge.core.AttemptContext;
 import io.github.hedge.core.testing.VirtualTimeScheduler;
+import io.github.hedge.http.TestAttempt;
 import java.net.URI;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -48,7 +48,7 @@ class LoadBalancerInstanceChooserTest {
 
         List<URI> placed = new ArrayList<>();
         for (int i = 0; i < 4; i++) {
-            placed.add(chooser.choose(URI.create("lb://inventory/stock"), new Attempt(1, List.of())));
+            placed.add(chooser.choose(URI.create("lb://inventory/stock"), new TestAttempt(1, List.of())));
         }
 
         assertThat(placed)
@@ -65,11 +65,11 @@ class LoadBalancerInstanceChooserTest {
         inventory.list = List.of(instance("a"));
         LoadBalancerInstanceChooser chooser = chooser();
 
-        assertThat(chooser.choose(URI.create("http://inventory/stock"), new Attempt(1, List.of())))
+        assertThat(chooser.choose(URI.create("http://inventory/stock"), new TestAttempt(1, List.of())))
                 .isEqualTo(URI.create("http://a:8080"));
-        assertThat(chooser.choose(URI.create("https://INVENTORY/stock"), new Attempt(1, List.of())))
+        assertThat(chooser.choose(URI.create("https://INVENTORY/stock"), new TestAttempt(1, List.of())))
                 .isEqualTo(URI.create("http://a:8080"));
-        assertThat(chooser.choose(URI.create("http://example.com/stock"), new Attempt(1, List.of())))
+        assertThat(chooser.choose(URI.create("http://example.com/stock"), new TestAttempt(1, List.of())))
                 .isNull();
         assertThat(factory.asked).doesNotContain("example.com");
     }
@@ -81,7 +81,7 @@ class LoadBalancerInstanceChooserTest {
 
         for (int i = 0; i < 9; i++) {
             String tried = List.of("a:8080", "b:8080", "c:8080").get(i % 3);
-            URI hedge = chooser.choose(URI.create("lb://inventory/stock"), new Attempt(2, List.of(tried)));
+            URI hedge = chooser.choose(URI.create("lb://inventory/stock"), new TestAttempt(2, List.of(tried)));
             assertThat(hedge.getHost() + ":" + hedge.getPort()).isNotEqualTo(tried);
         }
     }
@@ -91,7 +91,7 @@ class LoadBalancerInstanceChooserTest {
         inventory.list = List.of(instance("a"), instance("b"));
         LoadBalancerInstanceChooser chooser = chooser();
         for (int i = 0; i < 100; i++) {
-            chooser.choose(URI.create("lb://inventory/stock"), new Attempt(1, List.of()));
+            chooser.choose(URI.create("lb://inventory/stock"), new TestAttempt(1, List.of()));
         }
         assertThat(inventory.reads).hasValue(1);
 
@@ -99,7 +99,7 @@ class LoadBalancerInstanceChooserTest {
         time.advance(Duration.ofSeconds(1));
         List<String> placed = new ArrayList<>();
         for (int i = 0; i < 10; i++) {
-            placed.add(chooser.choose(URI.create("lb://inventory/stock"), new Attempt(1, List.of()))
+            placed.add(chooser.choose(URI.create("lb://inventory/stock"), new TestAttempt(1, List.of()))
                     .getHost());
         }
 
@@ -114,11 +114,11 @@ class LoadBalancerInstanceChooserTest {
         inventory.source = later.asFlux();
         LoadBalancerInstanceChooser chooser = chooser();
 
-        assertThat(chooser.choose(URI.create("lb://inventory/stock"), new Attempt(1, List.of())))
+        assertThat(chooser.choose(URI.create("lb://inventory/stock"), new TestAttempt(1, List.of())))
                 .isNull();
         later.tryEmitNext(List.of(instance("a")));
 
-        assertThat(chooser.choose(URI.create("lb://inventory/stock"), new Attempt(1, List.of())))
+        assertThat(chooser.choose(URI.create("lb://inventory/stock"), new TestAttempt(1, List.of())))
                 .isEqualTo(URI.create("http://a:8080"));
     }
 
@@ -126,12 +126,12 @@ class LoadBalancerInstanceChooserTest {
     void should_keep_the_last_instance_list_when_a_later_read_fails() {
         inventory.list = List.of(instance("a"));
         LoadBalancerInstanceChooser chooser = chooser();
-        chooser.choose(URI.create("lb://inventory/stock"), new Attempt(1, List.of()));
+        chooser.choose(URI.create("lb://inventory/stock"), new TestAttempt(1, List.of()));
 
         inventory.source = Flux.error(new IllegalStateException("registry down"));
         time.advance(Duration.ofSeconds(1));
 
-        assertThat(chooser.choose(URI.create("lb://inventory/stock"), new Attempt(1, List.of())))
+        assertThat(chooser.choose(URI.create("lb://inventory/stock"), new TestAttempt(1, List.of())))
                 .isEqualTo(URI.create("http://a:8080"));
         assertThat(inventory.reads).hasValue(2);
     }
@@ -141,7 +141,7 @@ class LoadBalancerInstanceChooserTest {
         LoadBalancerInstanceChooser chooser =
                 LoadBalancerInstanceChooser.builder(factory).ticker(time).build();
 
-        assertThat(chooser.choose(URI.create("lb://billing/invoice"), new Attempt(1, List.of())))
+        assertThat(chooser.choose(URI.create("lb://billing/invoice"), new TestAttempt(1, List.of())))
                 .isNull();
         assertThat(chooser.instances("billing")).isEmpty();
     }
@@ -207,25 +207,5 @@ class LoadBalancerInstanceChooserTest {
         public <X> X getInstance(String name, Class<?> clazz, Class<?>... generics) {
             throw new UnsupportedOperationException("the chooser reads suppliers only");
         }
-    }
-
-    /** An attempt of a call: its number and the instances the call tried before it. */
-    private record Attempt(int attemptNumber, List<String> triedTargets) implements AttemptContext {
-        @Override
-        public void reportTarget(String target) {}
-
-        @Override
-        public void onCancel(Runnable hook) {}
-
-        @Override
-        public boolean isCancelled() {
-            return false;
-        }
-
-        @Override
-        public void pushback(Duration delay) {}
-
-        @Override
-        public void stopFurtherAttempts() {}
     }
 }
