@@ -31,10 +31,13 @@ enum Mode {
      */
     static final boolean BROKEN_HEDGING = Boolean.getBoolean("hedge.it.brokenHedging");
 
-    /** The modes to run: all, or those named in {@code -Dhedge.it.modes=NONE,HEDGE_WRAPPED}. */
+    /**
+     * The modes to run: those named in {@code -Dhedge.it.modes=NONE,HEDGE_WRAPPED}, or all of them
+     * for {@code all} or no value. The module's pom leaves {@link #CONSTANT} out by default.
+     */
     static java.util.List<Mode> selected() {
         String only = System.getProperty("hedge.it.modes", "");
-        if (only.isBlank()) {
+        if (only.isBlank() || only.trim().equalsIgnoreCase("all")) {
             return java.util.List.of(values());
         }
         return java.util.Arrays.stream(only.split(","))

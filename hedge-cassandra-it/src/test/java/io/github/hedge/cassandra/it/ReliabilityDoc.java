@@ -23,7 +23,7 @@ final class ReliabilityDoc {
 
     /** The command whose raw output the doc shows: the suite alone, as the doc says. */
     static final String COMMAND =
-            "./mvnw -B verify -pl hedge-cassandra-it -am -Dtest=none -Dsurefire.failIfNoSpecifiedTests=false";
+            "./mvnw -B verify -pl hedge-cassandra-it -am -Dtest=none -Dsurefire.failIfNoSpecifiedTests=false -Dhedge.it.modes=all";
 
     static final Path ROOT = Path.of(System.getProperty("hedge.it.repoRoot", ".."));
     static final Path DOC = ROOT.resolve("docs/reliability.md");
