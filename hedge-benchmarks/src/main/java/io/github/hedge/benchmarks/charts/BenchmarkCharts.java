@@ -37,10 +37,10 @@ public final class BenchmarkCharts {
     public static final String TRANSIENT_RAW = "hedge-benchmarks/results/transient-200seeds-2026-11-27c.jsonl";
     /** The shift runs' raw output (5x at 5%, 10x at 5%, 1% and 10%), relative to the repository root. */
     public static final List<String> SHIFT_RAWS = List.of(
-            "hedge-benchmarks/results/shift-5x-2026-11-24b.json",
-            "hedge-benchmarks/results/shift-2026-11-24b.json",
-            "hedge-benchmarks/results/shift-b0.01-10x-2026-11-24b.json",
-            "hedge-benchmarks/results/shift-b0.1-10x-2026-11-24b.json");
+            "hedge-benchmarks/results/shift-5x-2026-11-28.json",
+            "hedge-benchmarks/results/shift-2026-11-28.json",
+            "hedge-benchmarks/results/shift-b0.01-10x-2026-11-28.json",
+            "hedge-benchmarks/results/shift-b0.1-10x-2026-11-28.json");
     /** Where the tail chart goes, relative to the repository root. */
     public static final String SWEEP_CHART = "docs/img/benchmarks/sweep-vs-oracle.svg";
     /** Where the cold-start chart goes, relative to the repository root. */
@@ -382,6 +382,7 @@ public final class BenchmarkCharts {
         }
         double end = 0;
         double highestLoad = 1;
+        double highestDelay = 2;
         List<String> names = new ArrayList<>();
         List<double[][]> loads = new ArrayList<>();
         List<double[][]> delays = new ArrayList<>();
@@ -396,10 +397,14 @@ public final class BenchmarkCharts {
                 end = Math.max(end, point[0]);
                 highestLoad = Math.max(highestLoad, point[1]);
             }
+            for (double[] point : delay) {
+                highestDelay = Math.max(highestDelay, point[1]);
+            }
             loads.add(load);
             delays.add(delay);
         }
         double loadTop = Math.ceil(highestLoad);
+        double delayTop = Math.ceil(highestDelay);
         double from = number(shifts.get(0), "slow_from_s");
         double to = number(shifts.get(0), "slow_to_s");
 
@@ -430,7 +435,20 @@ public final class BenchmarkCharts {
                         from,
                         to));
         linePanel(svg, left, top1, plotWidth, plotHeight, end, 0, loadTop, 1, from, to, loads, "extra load / budget");
-        linePanel(svg, left, top2, plotWidth, plotHeight, end, 0, 2, 0.5, from, to, delays, "delay / healthy p95");
+        linePanel(
+                svg,
+                left,
+                top2,
+                plotWidth,
+                plotHeight,
+                end,
+                0,
+                delayTop,
+                delayTop > 2 ? 1 : 0.5,
+                from,
+                to,
+                delays,
+                "delay / healthy p95");
         text(svg, left + plotWidth / 2.0, height - 12, 12, "middle", "", "time (s)");
         for (int r = 0; r < names.size(); r++) {
             int y = top1 + 10 + r * 20;
