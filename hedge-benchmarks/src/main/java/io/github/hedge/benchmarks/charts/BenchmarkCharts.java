@@ -32,7 +32,7 @@ import java.util.Map;
  */
 public final class BenchmarkCharts {
     /** The sweep's raw output the tail chart is drawn from, relative to the repository root. */
-    public static final String SWEEP_RAW = "hedge-benchmarks/results/sweep-seed1-2026-11-24b.jsonl";
+    public static final String SWEEP_RAW = "hedge-benchmarks/results/sweep-seed1-2026-11-28.jsonl";
     /** The cold-start grid's raw output, relative to the repository root. */
     public static final String TRANSIENT_RAW = "hedge-benchmarks/results/transient-200seeds-2026-11-27c.jsonl";
     /** The shift runs' raw output (5x at 5%, 10x at 5%, 1% and 10%), relative to the repository root. */
