@@ -30,7 +30,7 @@ import java.util.Objects;
  * {@link Scope#TARGET_CONSENSUS} scope, one target among three more than 1.25 times slower than
  * the others does not lift the targets' percentile; with budget feedback, the delay still rises to
  * the pooled percentile the budget pays for when the slow target's calls ask for more hedges than
- * that ({@link Builder#budgetFeedback(boolean)}).
+ * that and the budget's bucket is less than half full ({@link Builder#budgetFeedback(boolean)}).
  *
  * <p>Cassandra 4.0's {@code MIN(99p,50ms)} is {@code percentile(0.99).max(50ms)} and
  * {@code MAX(99p,50ms)} is {@code percentile(0.99).min(50ms)}; {@link DelayPolicy#min} and
@@ -83,6 +83,12 @@ public final class PercentileDelay implements DelayPolicy {
 
     /** Shares of the budget's cap at or above which the feedback aims at {@link #AIM_FACTORS}[i]. */
     private static final double[] AIM_FILL = {0.125, 0.0625, 0.03125, 0};
+    /**
+     * The budget's fill below which the floors apply. They keep demand within what the budget
+     * supplies; a bucket fuller than this can pay for more for a while, and a full one loses its
+     * deposits, so the floors would only hold back hedges the budget pays for anyway.
+     */
+    private static final double FLOOR_FILL = 0.5;
     /** The share of {@code 1 - percentile} aimed at, per step. */
     private static final double[] AIM_FACTORS = {1.0, 0.8, 0.6, 0.4};
     /**
@@ -226,9 +232,11 @@ public final class PercentileDelay implements DelayPolicy {
         TrackerSnapshot snapshot = tracker.snapshot(); // the decision's one clock read
         int answers = tracker.firstAnswers();
         double ratio = context.budgetRatio();
-        int step = budgetFeedback ? step(context.budgetFill()) : 0;
-        int level = budgetFeedback ? supplyLevel(context, ratio, snapshot.sampleCount()) : -1;
-        int key = step * (SUPPLY_GRID.length + 1) + level + 1;
+        double fill = context.budgetFill();
+        boolean floors = budgetFeedback && fill < FLOOR_FILL;
+        int step = budgetFeedback ? step(fill) : 0;
+        int level = floors ? supplyLevel(context, ratio, snapshot.sampleCount()) : -1;
+        int key = floors ? step * (SUPPLY_GRID.length + 1) + level + 1 : -1;
         boolean cached = scope != Scope.PREVIOUS_TARGET;
         if (cached) {
             Parts p = tracker.delayParts;
@@ -241,7 +249,7 @@ public final class PercentileDelay implements DelayPolicy {
                 return p;
             }
         }
-        long estimate = estimate(context, step);
+        long estimate = estimate(context, step, floors);
         long warm = estimate < 0 && warmUp ? fallback.delayNanos(context) : NO_HEDGE;
         long floor = level < 0 ? -1 : tracker.percentileNanos(1 - SUPPLY_GRID[level] * ratio);
         Parts p = new Parts(this, snapshot, answers, key, ratio, estimate, warm, floor);
@@ -294,9 +302,10 @@ public final class PercentileDelay implements DelayPolicy {
 
     /**
      * @param step the feedback step ({@link #step}); 0 without budget feedback
+     * @param floors whether the pooled floor applies: budget feedback, and a bucket that is not full
      * @return the trusted percentile for this context, unclamped, or -1 while it is not trusted
      */
-    private long estimate(DelayContext context, int step) {
+    private long estimate(DelayContext context, int step, boolean floors) {
         LatencyTracker tracker = context.latency();
         double percentile = budgetFeedback ? aimed[step] : this.percentile;
         long need = needed[step];
@@ -325,7 +334,7 @@ public final class PercentileDelay implements DelayPolicy {
             if (!perTarget && tracker.sampleCount() >= need) {
                 v = tracker.percentileNanos(percentile);
             }
-        } else if (budgetFeedback && scope != Scope.CLUSTER) {
+        } else if (floors && scope != Scope.CLUSTER) {
             // demand is what all the traffic asks for, slow targets included. A target that stalls
             // a share of its calls puts demand at the targets' own percentile above the budget (one
             // of three stalling 10%: 8% at a p95), and a budget asked for more than it supplies runs
@@ -496,7 +505,11 @@ public final class PercentileDelay implements DelayPolicy {
          *     samples above it, so that few samples cannot lift it into a slow target's mode
          *     ({@link DelaySource#BUDGET} when it decides). A new executor whose warm-up bound asks
          *     for more hedges than the budget pays for thus raises its delay instead of being denied
-         *     its slowest calls' hedges
+         *     its slowest calls' hedges. These two floors apply only while the bucket is less than
+         *     half full: a fuller bucket can pay for more hedges for a while, and a full one loses
+         *     its deposits. So when a slow target recovers, the delay returns to the targets' own
+         *     percentile once the bucket has refilled to half (seconds), not when the window
+         *     forgets the slow samples (30 s)
          * @return this
          */
         public Builder budgetFeedback(boolean feedback) {

@@ -11,9 +11,10 @@ import java.util.concurrent.CompletableFuture;
 import org.junit.jupiter.api.Test;
 
 /**
- * The supply floor of a percentile delay with budget feedback: the delay is at least the pooled
- * percentile at which demand for hedges meets what the budget supplies, a lower bound of it when
- * samples are few. Virtual time.
+ * The floors of a percentile delay with budget feedback. The supply floor: the delay is at least the
+ * pooled percentile at which demand for hedges meets what the budget supplies, a lower bound of it
+ * when samples are few. Both floors apply only while the budget's bucket is less than half full.
+ * Virtual time.
  */
 class SupplyFloorTest {
     private static final long MS = 1_000_000;
@@ -143,7 +144,71 @@ class SupplyFloorTest {
         return Math.max(1, (long) (Math.exp(1.5 * z) * MS));
     }
 
+    @Test
+    void should_leave_the_delay_to_the_targets_when_the_budget_is_at_least_half_full() {
+        // the setting in which the floor lifts the delay into a stalling target's mode (above)
+        stalls(360, 16);
+        long targets = p96.delayNanos(context(1.0));
+        assertThat(p96.delayNanos(context(0.01, 0.49))).isCloseTo(1000 * MS, withinPercentage(1));
+
+        assertThat(p96.delayNanos(context(0.01, 0.5))).isEqualTo(targets);
+        assertThat(p96.source(context(0.01, 0.5))).isNotEqualTo(DelaySource.BUDGET);
+        assertThat(p96.delayNanos(context(0.01, 1.0))).isEqualTo(targets);
+    }
+
+    @Test
+    void should_hedge_again_within_seconds_when_a_slow_target_recovers() {
+        // three targets answering in 1-5 ms at 1,000 calls/s; target a is 10 x slower for 30 s.
+        // During the slowdown the floors lift the delay into a's calls. The window still holds them
+        // for 30 s after a recovers, but the budget's bucket refills, and the delay returns to
+        // the targets' own p95: from 3 s after the recovery, hedges use most of the 5% budget.
+        VirtualTimeScheduler t = new VirtualTimeScheduler();
+        HedgedExecutor ex = HedgedExecutor.of(
+                "recovery",
+                HedgeConfig.builder()
+                        .ticker(t)
+                        .scheduler(t)
+                        .idempotentByDefault(true)
+                        .maxExtraLoad(0.05)
+                        .build());
+        SplittableRandom r = new SplittableRandom(11);
+        long hedgesBefore = 0;
+        long callsBefore = 0;
+        for (int i = 0; i < 70_000; i++) {
+            boolean slow = i >= 30_000 && i < 60_000;
+            if (i == 63_000) {
+                hedgesBefore = ex.stats().hedgesSent();
+                callsBefore = ex.stats().calls();
+            }
+            int primary = i % 3;
+            long[] latency = new long[3];
+            for (int k = 0; k < 3; k++) {
+                int target = (primary + k) % 3;
+                latency[k] = (long) ((1 + 4 * r.nextDouble()) * MS * (slow && target == 0 ? 10 : 1));
+            }
+            ex.executeAsync(ctx -> {
+                int k = ctx.attemptNumber();
+                ctx.reportTarget(List.of("a", "b", "c").get((primary + k - 1) % 3));
+                CompletableFuture<String> f = new CompletableFuture<>();
+                var task = t.schedule(() -> f.complete("ok"), latency[Math.min(k, 3) - 1]);
+                ctx.onCancel(task::cancel);
+                return f;
+            });
+            t.advanceNanos(MS);
+        }
+        t.runUntilIdle();
+        double extraLoad =
+                (double) (ex.stats().hedgesSent() - hedgesBefore) / (ex.stats().calls() - callsBefore);
+        assertThat(extraLoad).isGreaterThan(0.03).isLessThanOrEqualTo(0.055);
+        assertThat(ex.stats().inFlightCalls()).isZero();
+        assertThat(t.pendingTasks()).isZero();
+    }
+
     private DelayContext context(double supply) {
+        return context(supply, 0.25);
+    }
+
+    private DelayContext context(double supply, double fill) {
         return new DelayContext() {
             @Override
             public int attemptNumber() {
@@ -162,7 +227,7 @@ class SupplyFloorTest {
 
             @Override
             public double budgetFill() {
-                return 1.0;
+                return fill;
             }
 
             @Override

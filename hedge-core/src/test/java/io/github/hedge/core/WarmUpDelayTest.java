@@ -201,9 +201,12 @@ class WarmUpDelayTest {
         long pooledLow = tracker.percentileNanos(Math.max(0.96, 1 - 0.8 * 0.05));
 
         assertThat(pooledP96).isGreaterThan(consensus).isLessThan(1000 * MS);
-        assertThat(p96.delayNanos(withFill(1.0)))
-                .as("a full budget: the pooled p96, since the targets' own asks for more")
+        assertThat(p96.delayNanos(withFill(0.4)))
+                .as("a budget less than half full: the pooled p96, since the targets' own asks for more")
                 .isEqualTo(pooledP96);
+        assertThat(p96.delayNanos(withFill(0.5)))
+                .as("a budget at least half full pays for more for a while: the targets' own p96")
+                .isEqualTo(consensus);
         assertThat(pooledLow)
                 .isGreaterThan(tracker.consensusTargetPercentileNanos(0.968, 157))
                 .isLessThan(1000 * MS);
@@ -221,12 +224,12 @@ class WarmUpDelayTest {
         assertThat(pooledP99).isGreaterThan(pooledP96);
 
         // between two refreshes: a 5% budget's calls, then a 1% budget's, then the 5% budget's again
-        assertThat(p96.delayNanos(withFill(1.0, 0.05))).isEqualTo(pooledP96);
-        assertThat(p96.delayNanos(withFill(1.0, 0.05))).isEqualTo(pooledP96);
-        assertThat(p96.delayNanos(withFill(1.0, 0.01)))
+        assertThat(p96.delayNanos(withFill(0.4, 0.05))).isEqualTo(pooledP96);
+        assertThat(p96.delayNanos(withFill(0.4, 0.05))).isEqualTo(pooledP96);
+        assertThat(p96.delayNanos(withFill(0.4, 0.01)))
                 .as("a 1% budget: the pooled p99, which asks for what it supplies")
                 .isEqualTo(pooledP99);
-        assertThat(p96.delayNanos(withFill(1.0, 0.05))).isEqualTo(pooledP96);
+        assertThat(p96.delayNanos(withFill(0.4, 0.05))).isEqualTo(pooledP96);
     }
 
     private void oneOfThreeStalls() {
