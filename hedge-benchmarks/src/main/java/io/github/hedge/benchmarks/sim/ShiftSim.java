@@ -14,9 +14,15 @@ import java.util.List;
  * and the p999 of calls that start during the slowdown, hedged against unhedged on the same draws.
  * With two or three slow replicas ({@code --slow-replicas}) the delay should follow the shift
  * instead: {@code delay_within_10pct_of_shifted_after_s} says when it first came within 10% of the
- * shifted percentile (reported for every run; with one slow replica it stays -1).
+ * shifted percentile (reported for every run; with one slow replica it stays -1). After the
+ * slowdown, {@code extra_load_back_to_half_the_budget_after_recovery_s} says when hedging resumed,
+ * and {@code after_recovery} gives the percentiles of the calls that start in its first 30 s, while
+ * the latency window still holds the slow samples.
  */
 public final class ShiftSim {
+    /** The calls reported apart after the slowdown: those that start in its first 30 s. */
+    private static final double AFTER_SECONDS = 30;
+
     /** Settings of one run. */
     public static final class Config {
         final Distribution dist;
@@ -146,11 +152,25 @@ public final class ShiftSim {
             backWithin = ps[0] - 1 - c.healthySeconds;
         }
 
+        // when hedging resumes after the slowdown: the first second after it whose extra load is at
+        // least half the budget
+        double resumed = -1;
+        for (double[] ps : perSecond) {
+            if (ps[0] * 1e9 > slowTo && ps[1] >= c.budget / 2) {
+                resumed = ps[0] - c.healthySeconds - c.slowSeconds;
+                break;
+            }
+        }
+
         // unhedged on the same draws: the primary's latency on its replica at its start instant
         double[] unhedgedSlow = new double[n];
         double[] hedgedSlow = new double[n];
+        double[] unhedgedAfter = new double[n];
+        double[] hedgedAfter = new double[n];
         double[] unhedgedAll = new double[n];
+        long afterTo = slowTo + (long) (AFTER_SECONDS * 1e9);
         int slowCount = 0;
+        int afterCount = 0;
         for (int i = 0; i < n; i++) {
             long t = w.arrivalNanos(i);
             int replica = w.replicaFor(1, i, List.of());
@@ -159,6 +179,10 @@ public final class ShiftSim {
                 unhedgedSlow[slowCount] = unhedgedAll[i];
                 hedgedSlow[slowCount] = hedged.latencyMs[i];
                 slowCount++;
+            } else if (t >= slowTo && t < afterTo) {
+                unhedgedAfter[afterCount] = unhedgedAll[i];
+                hedgedAfter[afterCount] = hedged.latencyMs[i];
+                afterCount++;
             }
         }
         double healthyP95 = c.dist.quantileMs(1 - c.budget);
@@ -199,6 +223,7 @@ public final class ShiftSim {
                 .field("extra_load", Percentiles.round5(hedged.extraLoad()))
                 .field("max_extra_load_per_second_during_slowdown", Percentiles.round5(maxPerSecond))
                 .field("extra_load_within_b_plus_half_pp_after_s", backWithin)
+                .field("extra_load_back_to_half_the_budget_after_recovery_s", resumed)
                 .field("budget_denied", hedged.stats.budgetDenied())
                 .field("hedges_sent", hedged.stats.hedgesSent());
         j.beginArray("extra_load_per_second");
@@ -227,6 +252,21 @@ public final class ShiftSim {
         j.endObject();
         j.field("p999_hedged_over_unhedged", Percentiles.round(hS.at(0.999) / uS.at(0.999)));
         j.endObject();
+        if (afterCount > 0) {
+            Percentiles uA = new Percentiles(unhedgedAfter, afterCount);
+            Percentiles hA = new Percentiles(hedgedAfter, afterCount);
+            j.beginObject("after_recovery");
+            j.field("seconds", Math.min(AFTER_SECONDS, c.afterSeconds));
+            j.field("requests", afterCount);
+            j.beginObject("unhedged");
+            uA.writeTo(j);
+            j.endObject();
+            j.beginObject("hedged");
+            hA.writeTo(j);
+            j.endObject();
+            j.field("p999_hedged_over_unhedged", Percentiles.round(hA.at(0.999) / uA.at(0.999)));
+            j.endObject();
+        }
         j.beginObject("whole_run");
         j.beginObject("unhedged");
         new Percentiles(unhedgedAll).writeTo(j);
