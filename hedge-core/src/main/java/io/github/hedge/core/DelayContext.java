@@ -64,6 +64,19 @@ public interface DelayContext {
     }
 
     /**
+     * How many hedges the call's budget can pay for over the next {@code calls} calls ({@link
+     * HedgeBudget#tokens(long)}), so that an adaptive policy sends no warm-up hedges a budget with
+     * few tokens would refuse ({@link PercentileDelay.Builder#budgetFeedback(boolean)}).
+     *
+     * @param calls the horizon, in calls
+     * @return tokens, at least 0, infinite for an unlimited budget, NaN when unknown (the default,
+     *     and what {@link #of} contexts report)
+     */
+    default double budgetTokens(long calls) {
+        return Double.NaN;
+    }
+
+    /**
      * A context built from plain values.
      *
      * @param attemptNumber the attempt about to be started, at least 2
@@ -123,6 +136,11 @@ public interface DelayContext {
             @Override
             public double budgetSupply(long calls) {
                 return budget == null ? Double.NaN : budget.supply(calls);
+            }
+
+            @Override
+            public double budgetTokens(long calls) {
+                return budget == null ? Double.NaN : budget.tokens(calls);
             }
         };
     }

@@ -200,6 +200,20 @@ public final class HedgeBudget {
         return account.supply(calls);
     }
 
+    /**
+     * A lock-free estimate of how many hedges this budget can pay for over the next primaries:
+     * {@link #availableTokens()} plus what those primaries deposit for its own use (the {@link
+     * #ratio()}, three quarters of it while the cold-start tokens are repaid). Unlike {@link
+     * #supply(long)}, the advance is not spread over its repayment. The floor's per-second tokens
+     * and the cap are ignored.
+     *
+     * @param calls the horizon, in primaries; values below 1 count as 1
+     * @return tokens, at least 0; {@link Double#POSITIVE_INFINITY} for {@link #unlimited()}
+     */
+    public double tokens(long calls) {
+        return account.tokens(calls);
+    }
+
     /** @return the time source of the window */
     public Ticker ticker() {
         return ticker;

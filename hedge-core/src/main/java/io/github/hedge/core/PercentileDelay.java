@@ -178,7 +178,7 @@ public final class PercentileDelay implements DelayPolicy {
             }
             v = parts.warmUp;
             if (v == NO_HEDGE) {
-                return DelaySource.WARM_UP;
+                return parts.starved ? DelaySource.BUDGET : DelaySource.WARM_UP;
             }
             source = DelaySource.WARM_UP;
         }
@@ -206,6 +206,8 @@ public final class PercentileDelay implements DelayPolicy {
         final long warmUp;
         /** the supply floor, ns; -1 when none */
         final long floor;
+        /** whether the warm-up sends no hedge because the budget supplies too few tokens */
+        final boolean starved;
 
         Parts(
                 PercentileDelay owner,
@@ -215,7 +217,8 @@ public final class PercentileDelay implements DelayPolicy {
                 double ratio,
                 long estimate,
                 long warmUp,
-                long floor) {
+                long floor,
+                boolean starved) {
             this.owner = owner;
             this.snapshot = snapshot;
             this.firstAnswers = firstAnswers;
@@ -224,6 +227,7 @@ public final class PercentileDelay implements DelayPolicy {
             this.estimate = estimate;
             this.warmUp = warmUp;
             this.floor = floor;
+            this.starved = starved;
         }
     }
 
@@ -235,8 +239,14 @@ public final class PercentileDelay implements DelayPolicy {
         double fill = context.budgetFill();
         boolean floors = budgetFeedback && fill < FLOOR_FILL;
         int step = budgetFeedback ? step(fill) : 0;
-        int level = floors ? supplyLevel(context, ratio, snapshot.sampleCount()) : -1;
-        int key = floors ? step * (SUPPLY_GRID.length + 1) + level + 1 : -1;
+        long n = snapshot.sampleCount();
+        double supply = floors && n > 0 && ratio > 0 && ratio < 1 ? context.budgetSupply(n) : Double.NaN;
+        int level = floors ? supplyLevel(supply, ratio, n) : -1;
+        // the warm-up asks for hedges at a level its samples support, ABOVE of them above it at
+        // least; a budget that supplies fewer tokens than that for as many calls (a small ratio's
+        // few cold-start tokens) would refuse them, so the warm-up sends none
+        boolean starved = warmUp && !Double.isNaN(supply) && context.budgetTokens(n) < ABOVE;
+        int key = floors ? 2 * (step * (SUPPLY_GRID.length + 1) + level + 1) + (starved ? 1 : 0) : -1;
         boolean cached = scope != Scope.PREVIOUS_TARGET;
         if (cached) {
             Parts p = tracker.delayParts;
@@ -250,9 +260,9 @@ public final class PercentileDelay implements DelayPolicy {
             }
         }
         long estimate = estimate(context, step, floors);
-        long warm = estimate < 0 && warmUp ? fallback.delayNanos(context) : NO_HEDGE;
+        long warm = estimate < 0 && warmUp && !starved ? fallback.delayNanos(context) : NO_HEDGE;
         long floor = level < 0 ? -1 : tracker.percentileNanos(1 - SUPPLY_GRID[level] * ratio);
-        Parts p = new Parts(this, snapshot, answers, key, ratio, estimate, warm, floor);
+        Parts p = new Parts(this, snapshot, answers, key, ratio, estimate, warm, floor, estimate < 0 && starved);
         if (cached) {
             tracker.delayParts = p;
         }
@@ -276,15 +286,16 @@ public final class PercentileDelay implements DelayPolicy {
      * support ({@code 1 - 5 / n}), and left out while {@code s} is above {@code 8 * ratio} (the
      * budget pays for the warm-up bound's demand). Pooled: demand is what all the traffic asks for.
      *
+     * @param supply the budget's supply over {@code n} calls ({@link DelayContext#budgetSupply(long)}),
+     *     NaN when unknown
      * @param ratio the budget's ratio ({@link DelayContext#budgetRatio()})
      * @param n the samples in the window
      * @return the floor's index in {@link #SUPPLY_GRID}, or -1 when there is none
      */
-    private int supplyLevel(DelayContext context, double ratio, long n) {
+    private static int supplyLevel(double supply, double ratio, long n) {
         if (n <= 0 || !(ratio > 0 && ratio < 1)) {
             return -1;
         }
-        double supply = context.budgetSupply(n);
         if (!(supply < SUPPLY_GRID[SUPPLY_GRID.length - 1] * ratio)) {
             return -1; // unknown, unlimited, or plenty
         }
@@ -505,7 +516,11 @@ public final class PercentileDelay implements DelayPolicy {
          *     samples above it, so that few samples cannot lift it into a slow target's mode
          *     ({@link DelaySource#BUDGET} when it decides). A new executor whose warm-up bound asks
          *     for more hedges than the budget pays for thus raises its delay instead of being denied
-         *     its slowest calls' hedges. These two floors apply only while the bucket is less than
+         *     its slowest calls' hedges. A budget that cannot pay for 5 hedges over as many calls
+         *     as the window holds samples ({@link DelayContext#budgetTokens(long)}: a ratio below
+         *     1.25% starts with fewer) sends no warm-up hedge, since the samples cannot yet support
+         *     a percentile that high and the hedges would be refused. These two floors apply only
+         *     while the bucket is less than
          *     half full: a fuller bucket can pay for more hedges for a while, and a full one loses
          *     its deposits. So when a slow target recovers, the delay returns to the targets' own
          *     percentile once the bucket has refilled to half (seconds), not when the window

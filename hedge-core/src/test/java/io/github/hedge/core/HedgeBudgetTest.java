@@ -318,6 +318,21 @@ class HedgeBudgetTest {
     }
 
     @Test
+    void should_count_the_tokens_now_and_its_own_share_of_the_next_deposits_when_it_reports_its_tokens() {
+        HedgeBudget advanced = virtual().ratio(0.001).initialTokens(0.4).build();
+        // 0.4 tokens now, and three quarters of each deposit while the advance is repaid: not the
+        // advance spread over its 1,600 calls' repayment, as the supply is
+        assertThat(advanced.tokens(100)).isCloseTo(0.4 + 0.75 * 0.001 * 100, within(1e-9));
+        assertThat(advanced.tokens(6_000)).isCloseTo(0.4 + 0.75 * 0.001 * 1_600 + 0.001 * 4_400, within(1e-9));
+        assertThat(advanced.supply(100) * 100).isLessThan(advanced.tokens(100));
+
+        HedgeBudget plain = virtual().ratio(0.05).build();
+        assertThat(plain.tokens(100)).isCloseTo(5, within(1e-9));
+        assertThat(plain.tokens(0)).isCloseTo(0.05, within(1e-9));
+        assertThat(HedgeBudget.unlimited().tokens(100)).isInfinite();
+    }
+
+    @Test
     void
             should_grant_initial_tokens_at_once_and_repay_them_from_a_quarter_of_the_first_deposits_when_built_with_them() {
         HedgeBudget budget = virtual().ratio(0.05).initialTokens(3).build();

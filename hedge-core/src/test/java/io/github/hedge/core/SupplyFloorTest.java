@@ -145,6 +145,53 @@ class SupplyFloorTest {
     }
 
     @Test
+    void should_send_no_warm_up_hedge_when_the_budget_pays_for_fewer_than_the_samples_support() {
+        uniform(20); // 60 samples: the warm-up bound asks for at least 5 of them
+        assertThat(p96.delayNanos(context(0.01, 0.25, 5.0))).isNotEqualTo(DelayPolicy.NO_HEDGE);
+
+        assertThat(p96.delayNanos(context(0.01, 0.25, 4.9))).isEqualTo(DelayPolicy.NO_HEDGE);
+        assertThat(p96.source(context(0.01, 0.25, 4.9))).isEqualTo(DelaySource.BUDGET);
+        assertThat(p96.delayNanos(context(0.01, 0.25, Double.NaN)))
+                .as("tokens unknown")
+                .isNotEqualTo(DelayPolicy.NO_HEDGE);
+    }
+
+    @Test
+    void should_deny_no_hedge_from_a_cold_start_when_the_budget_is_too_small_to_pay_for_the_warm_up() {
+        // a 0.1% budget starts with 0.4 tokens, and its deposits add 5 only after thousands of
+        // calls: the warm-up bound would ask for hedges of the slowest of its few samples, which
+        // the budget refuses. Three targets answering after lognormal(0, 1.5) ms, 3,000 calls
+        VirtualTimeScheduler t = new VirtualTimeScheduler();
+        HedgedExecutor ex = HedgedExecutor.of(
+                "tiny",
+                HedgeConfig.builder()
+                        .ticker(t)
+                        .scheduler(t)
+                        .idempotentByDefault(true)
+                        .maxExtraLoad(0.001)
+                        .build());
+        SplittableRandom r = new SplittableRandom(3);
+        for (int i = 0; i < 3000; i++) {
+            int primary = i % 3;
+            long[] latency = {lognormal(r), lognormal(r), lognormal(r)};
+            ex.executeAsync(ctx -> {
+                int k = ctx.attemptNumber();
+                ctx.reportTarget(List.of("a", "b", "c").get((primary + k - 1) % 3));
+                CompletableFuture<String> f = new CompletableFuture<>();
+                var task = t.schedule(() -> f.complete("ok"), latency[Math.min(k, 3) - 1]);
+                ctx.onCancel(task::cancel);
+                return f;
+            });
+            t.advanceNanos(10 * MS);
+        }
+        t.runUntilIdle();
+        assertThat(ex.stats().calls()).isEqualTo(3000);
+        assertThat(ex.stats().budgetDenied()).isZero();
+        assertThat(ex.stats().inFlightCalls()).isZero();
+        assertThat(t.pendingTasks()).isZero();
+    }
+
+    @Test
     void should_leave_the_delay_to_the_targets_when_the_budget_is_at_least_half_full() {
         // the setting in which the floor lifts the delay into a stalling target's mode (above)
         stalls(360, 16);
@@ -209,6 +256,10 @@ class SupplyFloorTest {
     }
 
     private DelayContext context(double supply, double fill) {
+        return context(supply, fill, 100);
+    }
+
+    private DelayContext context(double supply, double fill, double tokens) {
         return new DelayContext() {
             @Override
             public int attemptNumber() {
@@ -238,6 +289,11 @@ class SupplyFloorTest {
             @Override
             public double budgetSupply(long calls) {
                 return supply;
+            }
+
+            @Override
+            public double budgetTokens(long calls) {
+                return tokens;
             }
         };
     }

@@ -264,6 +264,11 @@ abstract class CallState<T> extends CallerFuture<T> implements DelayContext {
     }
 
     @Override
+    public double budgetTokens(long calls) {
+        return engine.budget.tokens(calls);
+    }
+
+    @Override
     public LatencyTracker latency() {
         return engine.tracker;
     }

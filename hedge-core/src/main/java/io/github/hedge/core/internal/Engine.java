@@ -369,5 +369,10 @@ public final class Engine {
         public double budgetSupply(long calls) {
             return budget.supply(calls);
         }
+
+        @Override
+        public double budgetTokens(long calls) {
+            return budget.tokens(calls);
+        }
     }
 }
