@@ -64,15 +64,16 @@ public interface DelayContext {
     }
 
     /**
-     * How many hedges the call's budget can pay for over the next {@code calls} calls ({@link
-     * HedgeBudget#tokens(long)}), so that an adaptive policy sends no warm-up hedges a budget with
-     * few tokens would refuse ({@link PercentileDelay.Builder#budgetFeedback(boolean)}).
+     * How many hedges the call's budget pays for over its first {@code calls} calls, by its
+     * settings ({@link HedgeBudget#hedgesOver(long)}), so that an adaptive policy sends no warm-up
+     * hedges that a budget too small for them would refuse ({@link
+     * PercentileDelay.Builder#budgetFeedback(boolean)}).
      *
-     * @param calls the horizon, in calls
-     * @return tokens, at least 0, infinite for an unlimited budget, NaN when unknown (the default,
+     * @param calls the primary calls, at least 0
+     * @return hedges, at least 0, infinite for an unlimited budget, NaN when unknown (the default,
      *     and what {@link #of} contexts report)
      */
-    default double budgetTokens(long calls) {
+    default double budgetHedgesOver(long calls) {
         return Double.NaN;
     }
 
@@ -139,8 +140,8 @@ public interface DelayContext {
             }
 
             @Override
-            public double budgetTokens(long calls) {
-                return budget == null ? Double.NaN : budget.tokens(calls);
+            public double budgetHedgesOver(long calls) {
+                return budget == null ? Double.NaN : budget.hedgesOver(calls);
             }
         };
     }

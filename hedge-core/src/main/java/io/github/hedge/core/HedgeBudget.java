@@ -201,17 +201,23 @@ public final class HedgeBudget {
     }
 
     /**
-     * A lock-free estimate of how many hedges this budget can pay for over the next primaries:
-     * {@link #availableTokens()} plus what those primaries deposit for its own use (the {@link
-     * #ratio()}, three quarters of it while the cold-start tokens are repaid). Unlike {@link
-     * #supply(long)}, the advance is not spread over its repayment. The floor's per-second tokens
-     * and the cap are ignored.
+     * How many hedges this budget pays for over its first {@code primaries} primary calls, by its
+     * settings alone: {@code max(initialTokens + 3 * ratio * P / 4, ratio * P)}, the bound in the
+     * class comment. A budget too small to pay for a few hedges over a new executor's first calls
+     * sends no warm-up hedges ({@link PercentileDelay.Builder#budgetFeedback(boolean)}). Pure:
+     * what was spent so far does not count.
      *
-     * @param calls the horizon, in primaries; values below 1 count as 1
-     * @return tokens, at least 0; {@link Double#POSITIVE_INFINITY} for {@link #unlimited()}
+     * @param primaries the primary calls, at least 0
+     * @return hedges, at least 0; {@link Double#POSITIVE_INFINITY} for {@link #unlimited()} and for
+     *     a budget with a per-second floor ({@link Builder#minPerSecond(double)}), which adds
+     *     tokens whatever the calls
      */
-    public double tokens(long calls) {
-        return account.tokens(calls);
+    public double hedgesOver(long primaries) {
+        if (unlimited || minPerSecond > 0) {
+            return Double.POSITIVE_INFINITY;
+        }
+        long p = Math.max(0, primaries);
+        return Math.max(initialTokens + 0.75 * ratio * p, ratio * p);
     }
 
     /** @return the time source of the window */

@@ -243,9 +243,9 @@ public final class PercentileDelay implements DelayPolicy {
         double supply = floors && n > 0 && ratio > 0 && ratio < 1 ? context.budgetSupply(n) : Double.NaN;
         int level = floors ? supplyLevel(supply, ratio, n) : -1;
         // the warm-up asks for hedges at a level its samples support, ABOVE of them above it at
-        // least; a budget that supplies fewer tokens than that for as many calls (a small ratio's
-        // few cold-start tokens) would refuse them, so the warm-up sends none
-        boolean starved = warmUp && !Double.isNaN(supply) && context.budgetTokens(n) < ABOVE;
+        // least; a budget that pays for fewer than that over as many calls (a small ratio's few
+        // cold-start tokens) would refuse them, so the warm-up sends none
+        boolean starved = warmUp && !Double.isNaN(supply) && context.budgetHedgesOver(n) < ABOVE;
         int key = floors ? 2 * (step * (SUPPLY_GRID.length + 1) + level + 1) + (starved ? 1 : 0) : -1;
         boolean cached = scope != Scope.PREVIOUS_TARGET;
         if (cached) {
@@ -516,10 +516,11 @@ public final class PercentileDelay implements DelayPolicy {
          *     samples above it, so that few samples cannot lift it into a slow target's mode
          *     ({@link DelaySource#BUDGET} when it decides). A new executor whose warm-up bound asks
          *     for more hedges than the budget pays for thus raises its delay instead of being denied
-         *     its slowest calls' hedges. A budget that cannot pay for 5 hedges over as many calls
-         *     as the window holds samples ({@link DelayContext#budgetTokens(long)}: a ratio below
-         *     1.25% starts with fewer) sends no warm-up hedge, since the samples cannot yet support
-         *     a percentile that high and the hedges would be refused. These two floors apply only
+         *     its slowest calls' hedges. A budget that does not pay for 5 hedges over as many calls
+         *     as the window holds samples ({@link DelayContext#budgetHedgesOver(long)}: the
+         *     executor's budget below a 1.25% ratio starts with fewer tokens) sends no warm-up
+         *     hedge, since the samples cannot yet support a percentile that high and the hedges
+         *     would be refused. These two floors apply only
          *     while the bucket is less than
          *     half full: a fuller bucket can pay for more hedges for a while, and a full one loses
          *     its deposits. So when a slow target recovers, the delay returns to the targets' own

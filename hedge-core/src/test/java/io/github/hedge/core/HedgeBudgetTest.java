@@ -318,18 +318,21 @@ class HedgeBudgetTest {
     }
 
     @Test
-    void should_count_the_tokens_now_and_its_own_share_of_the_next_deposits_when_it_reports_its_tokens() {
+    void
+            should_pay_for_its_advance_and_three_quarters_of_the_deposits_or_the_ratio_when_asked_what_its_first_calls_pay_for() {
         HedgeBudget advanced = virtual().ratio(0.001).initialTokens(0.4).build();
-        // 0.4 tokens now, and three quarters of each deposit while the advance is repaid: not the
-        // advance spread over its 1,600 calls' repayment, as the supply is
-        assertThat(advanced.tokens(100)).isCloseTo(0.4 + 0.75 * 0.001 * 100, within(1e-9));
-        assertThat(advanced.tokens(6_000)).isCloseTo(0.4 + 0.75 * 0.001 * 1_600 + 0.001 * 4_400, within(1e-9));
-        assertThat(advanced.supply(100) * 100).isLessThan(advanced.tokens(100));
+        assertThat(advanced.hedgesOver(0)).isCloseTo(0.4, within(1e-9));
+        assertThat(advanced.hedgesOver(1_000)).isCloseTo(0.4 + 0.75, within(1e-9));
+        assertThat(advanced.hedgesOver(10_000)).isCloseTo(10, within(1e-9));
+        // spending does not change what its settings pay for
+        assertThat(advanced.tryAcquire()).isFalse();
+        assertThat(virtual().ratio(0.05).initialTokens(20).build().hedgesOver(0))
+                .isCloseTo(20, within(1e-9));
 
-        HedgeBudget plain = virtual().ratio(0.05).build();
-        assertThat(plain.tokens(100)).isCloseTo(5, within(1e-9));
-        assertThat(plain.tokens(0)).isCloseTo(0.05, within(1e-9));
-        assertThat(HedgeBudget.unlimited().tokens(100)).isInfinite();
+        assertThat(virtual().ratio(0.05).build().hedgesOver(100)).isCloseTo(5, within(1e-9));
+        assertThat(virtual().ratio(0.001).minPerSecond(0.1).build().hedgesOver(100))
+                .isInfinite();
+        assertThat(HedgeBudget.unlimited().hedgesOver(100)).isInfinite();
     }
 
     @Test

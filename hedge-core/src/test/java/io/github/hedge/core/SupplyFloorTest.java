@@ -292,7 +292,7 @@ class SupplyFloorTest {
             }
 
             @Override
-            public double budgetTokens(long calls) {
+            public double budgetHedgesOver(long calls) {
                 return tokens;
             }
         };

@@ -181,39 +181,19 @@ public final class BudgetAccount {
         if (unlimited) {
             return Double.POSITIVE_INFINITY;
         }
-        long debt = debt();
+        long debt = debtScaled;
+        long pending = unaccountedDeposits();
+        if (debt > 0 && pending > 0) {
+            debt -= repayment(debt, pending); // what the deposits not yet accounted will repay
+        }
         long n = Math.max(1, calls);
         if (debt > 0 && ratioScaled > 0) {
             // a quarter of each deposit repays the advance: 4 * debt / ratio primaries
             n = Math.max(n, (long) Math.ceil((double) REPAY_PARTS * debt / ratioScaled));
         }
-        return tokens(n, debt) / n;
-    }
-
-    /**
-     * @param calls the next primaries, at least 1
-     * @return the tokens the bucket could pay over the next primaries: those a grant could take now
-     *     plus what those primaries deposit for its own use (the ratio, less what repays the
-     *     advance); lock-free; infinite when unlimited
-     */
-    public double tokens(long calls) {
-        return unlimited ? Double.POSITIVE_INFINITY : tokens(Math.max(1, calls), debt());
-    }
-
-    private double tokens(long n, long debt) {
         long deposits = satMul(ratioScaled, n);
         long own = debt > 0 && deposits > 0 ? deposits - repayment(debt, deposits) : deposits;
-        return availableTokens() + own / (double) SCALE;
-    }
-
-    /** @return what is left of the advance, less what the deposits not yet accounted will repay */
-    private long debt() {
-        long debt = debtScaled;
-        long pending = unaccountedDeposits();
-        if (debt > 0 && pending > 0) {
-            debt -= repayment(debt, pending);
-        }
-        return debt;
+        return (availableTokens() + own / (double) SCALE) / n;
     }
 
     /**

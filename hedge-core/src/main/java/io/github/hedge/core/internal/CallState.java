@@ -264,8 +264,8 @@ abstract class CallState<T> extends CallerFuture<T> implements DelayContext {
     }
 
     @Override
-    public double budgetTokens(long calls) {
-        return engine.budget.tokens(calls);
+    public double budgetHedgesOver(long calls) {
+        return engine.budget.hedgesOver(calls);
     }
 
     @Override

@@ -371,8 +371,8 @@ public final class Engine {
         }
 
         @Override
-        public double budgetTokens(long calls) {
-            return budget.tokens(calls);
+        public double budgetHedgesOver(long calls) {
+            return budget.hedgesOver(calls);
         }
     }
 }
