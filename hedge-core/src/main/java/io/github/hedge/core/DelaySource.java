@@ -15,7 +15,8 @@ public enum DelaySource {
     POLICY,
     /**
      * an adaptive delay raised to the percentile at which demand for hedges meets what the budget
-     * supplies: the budget is short of tokens ({@link PercentileDelay.Builder#budgetFeedback})
+     * supplies: the budget is short of tokens; or, during warm-up, no hedge at all, because the
+     * budget pays for too few hedges over the first calls ({@link PercentileDelay.Builder#budgetFeedback})
      */
     BUDGET
 }
