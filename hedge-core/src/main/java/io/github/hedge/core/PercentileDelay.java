@@ -314,38 +314,28 @@ public final class PercentileDelay implements DelayPolicy {
     /**
      * @param step the feedback step ({@link #step}); 0 without budget feedback
      * @param floors whether the pooled floor applies: budget feedback, and a bucket that is not full
-     * @return the trusted percentile for this context, unclamped, or -1 while it is not trusted
+     * @return the trusted percentile for this context, unclamped, or -1 while it is not trusted.
+     *     While the budget runs low, the step's percentile, or the highest of the lower steps' that
+     *     the samples support: a step the samples cannot support yet must not hand the delay back
+     *     to the warm-up bound, which asks for more hedges, not fewer
      */
     private long estimate(DelayContext context, int step, boolean floors) {
         LatencyTracker tracker = context.latency();
-        double percentile = budgetFeedback ? aimed[step] : this.percentile;
-        long need = needed[step];
         long v = -1;
-        switch (scope) {
-            case TARGET_CONSENSUS:
-                v = tracker.consensusTargetPercentileNanos(percentile, need);
-                break;
-            case TARGET_MEDIAN:
-                v = tracker.medianTargetPercentileNanos(percentile, need);
-                break;
-            case PREVIOUS_TARGET:
-                String prev = context.previousTarget();
-                if (prev != null && tracker.sampleCount(prev) >= need) {
-                    v = tracker.percentileNanos(percentile, prev);
-                }
-                break;
-            case CLUSTER:
-            default:
-                break;
+        for (int s = step; s >= 0 && v < 0; s--) {
+            v = ownEstimate(context, tracker, budgetFeedback ? aimed[s] : percentile, needed[s]);
         }
+        boolean perTarget = v >= 0 && scope != Scope.CLUSTER;
         if (v < 0) {
             // targets reported but none trusted yet: their pooled samples would let a slow target
             // lift the delay (one stalling target of three puts a pooled p96 in its stalls)
-            boolean perTarget = scope != Scope.CLUSTER && tracker.medianTargetPercentileNanos(0.5, 1) >= 0;
-            if (!perTarget && tracker.sampleCount() >= need) {
-                v = tracker.percentileNanos(percentile);
+            perTarget = scope != Scope.CLUSTER && tracker.medianTargetPercentileNanos(0.5, 1) >= 0;
+            for (int s = step; s >= 0 && v < 0 && !perTarget; s--) {
+                if (tracker.sampleCount() >= needed[s]) {
+                    v = tracker.percentileNanos(budgetFeedback ? aimed[s] : percentile);
+                }
             }
-        } else if (floors && scope != Scope.CLUSTER) {
+        } else if (perTarget && floors) {
             // demand is what all the traffic asks for, slow targets included. A target that stalls
             // a share of its calls puts demand at the targets' own percentile above the budget (one
             // of three stalling 10%: 8% at a p95), and a budget asked for more than it supplies runs
@@ -363,6 +353,22 @@ public final class PercentileDelay implements DelayPolicy {
             }
         }
         return v;
+    }
+
+    /** @return the targets' percentile the scope reads, or -1 when no target has {@code need} samples */
+    private long ownEstimate(DelayContext context, LatencyTracker tracker, double p, long need) {
+        switch (scope) {
+            case TARGET_CONSENSUS:
+                return tracker.consensusTargetPercentileNanos(p, need);
+            case TARGET_MEDIAN:
+                return tracker.medianTargetPercentileNanos(p, need);
+            case PREVIOUS_TARGET:
+                String prev = context.previousTarget();
+                return prev != null && tracker.sampleCount(prev) >= need ? tracker.percentileNanos(p, prev) : -1;
+            case CLUSTER:
+            default:
+                return -1;
+        }
     }
 
     private long clamp(long v) {

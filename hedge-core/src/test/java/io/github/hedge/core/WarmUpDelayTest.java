@@ -216,6 +216,27 @@ class WarmUpDelayTest {
     }
 
     @Test
+    void
+            should_aim_at_the_highest_percentile_the_samples_support_when_the_budget_runs_low_before_they_support_its_own() {
+        // 150 samples per target, 1-150 ms: enough for p96 (125), not for the p98.4 a nearly empty
+        // 5% budget aims at (313)
+        for (int i = 1; i <= 150; i++) {
+            for (String t : List.of("a", "b", "c")) {
+                tracker.record(t, i * MS);
+            }
+        }
+        time.advance(Duration.ofSeconds(1));
+        PercentileDelay p96 = DelayPolicy.percentile(0.96).budgetFeedback(true).build();
+        long estimate = p96.delayNanos(withFill(0.4));
+        assertThat(p96.source(withFill(0.4))).isEqualTo(DelaySource.ESTIMATE);
+
+        assertThat(p96.source(withFill(0.01)))
+                .as("not the warm-up bound, which asks for more hedges")
+                .isEqualTo(DelaySource.ESTIMATE);
+        assertThat(p96.delayNanos(withFill(0.01))).isEqualTo(estimate);
+    }
+
+    @Test
     void should_read_each_budgets_ratio_when_two_budgets_share_the_policy_and_the_tracker() {
         oneOfThreeStalls();
         PercentileDelay p96 = DelayPolicy.percentile(0.96).budgetFeedback(true).build();
