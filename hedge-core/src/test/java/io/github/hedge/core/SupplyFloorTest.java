@@ -8,6 +8,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.SplittableRandom;
 import java.util.concurrent.CompletableFuture;
+import java.util.function.IntFunction;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -107,28 +108,9 @@ class SupplyFloorTest {
         long denied = 0;
         for (long seed = 1; seed <= 4; seed++) {
             VirtualTimeScheduler t = new VirtualTimeScheduler();
-            HedgedExecutor ex = HedgedExecutor.of(
-                    "cold",
-                    HedgeConfig.builder()
-                            .ticker(t)
-                            .scheduler(t)
-                            .idempotentByDefault(true)
-                            .maxExtraLoad(0.05)
-                            .build());
+            HedgedExecutor ex = executor("cold", t, 0.05);
             SplittableRandom r = new SplittableRandom(seed);
-            for (int i = 0; i < 1000; i++) {
-                int primary = i % 3;
-                long[] latency = {lognormal(r), lognormal(r), lognormal(r)};
-                ex.executeAsync(ctx -> {
-                    int k = ctx.attemptNumber();
-                    ctx.reportTarget(List.of("a", "b", "c").get((primary + k - 1) % 3));
-                    CompletableFuture<String> f = new CompletableFuture<>();
-                    var task = t.schedule(() -> f.complete("ok"), latency[Math.min(k, 3) - 1]);
-                    ctx.onCancel(task::cancel);
-                    return f;
-                });
-                t.advanceNanos(100 * MS);
-            }
+            threeTargets(ex, t, 0, 1000, 100 * MS, i -> new long[] {lognormal(r), lognormal(r), lognormal(r)});
             t.runUntilIdle();
             calls += ex.stats().calls();
             denied += ex.stats().budgetDenied();
@@ -136,6 +118,40 @@ class SupplyFloorTest {
             assertThat(t.pendingTasks()).isZero();
         }
         assertThat((double) denied / calls).isLessThan(0.02);
+    }
+
+    /** An executor in virtual time, every call idempotent, {@code maxExtraLoad(b)}. */
+    private static HedgedExecutor executor(String name, VirtualTimeScheduler t, double b) {
+        return HedgedExecutor.of(
+                name,
+                HedgeConfig.builder()
+                        .ticker(t)
+                        .scheduler(t)
+                        .idempotentByDefault(true)
+                        .maxExtraLoad(b)
+                        .build());
+    }
+
+    /**
+     * Starts calls {@code from} to {@code to - 1}, one every {@code gapNanos}, on three targets a, b
+     * and c: call i's primary runs on target {@code i % 3}, its k-th attempt on the next ones, and
+     * attempt k answers after {@code latencies.apply(i)[k - 1]} ns.
+     */
+    private static void threeTargets(
+            HedgedExecutor ex, VirtualTimeScheduler t, int from, int to, long gapNanos, IntFunction<long[]> latencies) {
+        for (int i = from; i < to; i++) {
+            int primary = i % 3;
+            long[] latency = latencies.apply(i);
+            ex.executeAsync(ctx -> {
+                int k = ctx.attemptNumber();
+                ctx.reportTarget(List.of("a", "b", "c").get((primary + k - 1) % 3));
+                CompletableFuture<String> f = new CompletableFuture<>();
+                var task = t.schedule(() -> f.complete("ok"), latency[Math.min(k, 3) - 1]);
+                ctx.onCancel(task::cancel);
+                return f;
+            });
+            t.advanceNanos(gapNanos);
+        }
     }
 
     private static long lognormal(SplittableRandom r) {
@@ -162,28 +178,9 @@ class SupplyFloorTest {
         // calls: the warm-up bound would ask for hedges of the slowest of its few samples, which
         // the budget refuses. Three targets answering after lognormal(0, 1.5) ms, 3,000 calls
         VirtualTimeScheduler t = new VirtualTimeScheduler();
-        HedgedExecutor ex = HedgedExecutor.of(
-                "tiny",
-                HedgeConfig.builder()
-                        .ticker(t)
-                        .scheduler(t)
-                        .idempotentByDefault(true)
-                        .maxExtraLoad(0.001)
-                        .build());
+        HedgedExecutor ex = executor("tiny", t, 0.001);
         SplittableRandom r = new SplittableRandom(3);
-        for (int i = 0; i < 3000; i++) {
-            int primary = i % 3;
-            long[] latency = {lognormal(r), lognormal(r), lognormal(r)};
-            ex.executeAsync(ctx -> {
-                int k = ctx.attemptNumber();
-                ctx.reportTarget(List.of("a", "b", "c").get((primary + k - 1) % 3));
-                CompletableFuture<String> f = new CompletableFuture<>();
-                var task = t.schedule(() -> f.complete("ok"), latency[Math.min(k, 3) - 1]);
-                ctx.onCancel(task::cancel);
-                return f;
-            });
-            t.advanceNanos(10 * MS);
-        }
+        threeTargets(ex, t, 0, 3000, 10 * MS, i -> new long[] {lognormal(r), lognormal(r), lognormal(r)});
         t.runUntilIdle();
         assertThat(ex.stats().calls()).isEqualTo(3000);
         assertThat(ex.stats().budgetDenied()).isZero();
@@ -210,39 +207,21 @@ class SupplyFloorTest {
         // for 30 s after a recovers, but the budget's bucket refills, and the delay returns to
         // the targets' own p95: from 3 s after the recovery, hedges use most of the 5% budget.
         VirtualTimeScheduler t = new VirtualTimeScheduler();
-        HedgedExecutor ex = HedgedExecutor.of(
-                "recovery",
-                HedgeConfig.builder()
-                        .ticker(t)
-                        .scheduler(t)
-                        .idempotentByDefault(true)
-                        .maxExtraLoad(0.05)
-                        .build());
+        HedgedExecutor ex = executor("recovery", t, 0.05);
         SplittableRandom r = new SplittableRandom(11);
-        long hedgesBefore = 0;
-        long callsBefore = 0;
-        for (int i = 0; i < 70_000; i++) {
+        IntFunction<long[]> latencies = i -> {
             boolean slow = i >= 30_000 && i < 60_000;
-            if (i == 63_000) {
-                hedgesBefore = ex.stats().hedgesSent();
-                callsBefore = ex.stats().calls();
-            }
-            int primary = i % 3;
             long[] latency = new long[3];
             for (int k = 0; k < 3; k++) {
-                int target = (primary + k) % 3;
+                int target = (i % 3 + k) % 3;
                 latency[k] = (long) ((1 + 4 * r.nextDouble()) * MS * (slow && target == 0 ? 10 : 1));
             }
-            ex.executeAsync(ctx -> {
-                int k = ctx.attemptNumber();
-                ctx.reportTarget(List.of("a", "b", "c").get((primary + k - 1) % 3));
-                CompletableFuture<String> f = new CompletableFuture<>();
-                var task = t.schedule(() -> f.complete("ok"), latency[Math.min(k, 3) - 1]);
-                ctx.onCancel(task::cancel);
-                return f;
-            });
-            t.advanceNanos(MS);
-        }
+            return latency;
+        };
+        threeTargets(ex, t, 0, 63_000, MS, latencies);
+        long hedgesBefore = ex.stats().hedgesSent();
+        long callsBefore = ex.stats().calls();
+        threeTargets(ex, t, 63_000, 70_000, MS, latencies);
         t.runUntilIdle();
         double extraLoad =
                 (double) (ex.stats().hedgesSent() - hedgesBefore) / (ex.stats().calls() - callsBefore);
