@@ -526,12 +526,11 @@ public final class PercentileDelay implements DelayPolicy {
          *     as the window holds samples ({@link DelayContext#budgetHedgesOver(long)}: the
          *     executor's budget below a 1.25% ratio starts with fewer tokens) sends no warm-up
          *     hedge, since the samples cannot yet support a percentile that high and the hedges
-         *     would be refused. These two floors apply only
-         *     while the bucket is less than
-         *     half full: a fuller bucket can pay for more hedges for a while, and a full one loses
-         *     its deposits. So when a slow target recovers, the delay returns to the targets' own
-         *     percentile once the bucket has refilled to half (seconds), not when the window
-         *     forgets the slow samples (30 s)
+         *     would be refused. The pooled floor and the supply floor apply only while the bucket
+         *     is less than half full: a fuller bucket can pay for more hedges for a while, and a
+         *     full one loses its deposits. So when a slow target recovers, the delay returns to the
+         *     targets' own percentile once the bucket has refilled to half (seconds), not when the
+         *     window forgets the slow samples (30 s)
          * @return this
          */
         public Builder budgetFeedback(boolean feedback) {
