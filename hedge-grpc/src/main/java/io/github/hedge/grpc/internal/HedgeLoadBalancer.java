@@ -158,7 +158,7 @@ public final class HedgeLoadBalancer extends ForwardingLoadBalancer {
             }
             Status.Code c = status.getCode();
             if (c == Status.Code.OK || c == Status.Code.CANCELLED || c == Status.Code.DEADLINE_EXCEEDED) {
-                latency.record(a, latency.nanoTime() - start);
+                latency.record(a, start, latency.nanoTime());
             }
         }
     }
