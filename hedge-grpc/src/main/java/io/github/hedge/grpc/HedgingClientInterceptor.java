@@ -95,7 +95,7 @@ public final class HedgingClientInterceptor implements ClientInterceptor {
      * exactly the slow calls hedging is for (GrpcHedgeBench's first runs showed it in p99.9). At p96
      * the budget is a safety cap that steady traffic does not reach. With budget feedback, as
      * {@link HedgeConfig.Builder#maxExtraLoad(double)} sets it: while the budget runs low the delay
-     * rises, at least to the pooled percentile that asks for 95% of what the budget supplies, so a
+     * rises, at least to the pooled percentile that asks for what the budget supplies, so a
      * backend that stalls a share of its calls (which the backends' own percentiles leave out)
      * cannot keep demand above the budget.
      */
