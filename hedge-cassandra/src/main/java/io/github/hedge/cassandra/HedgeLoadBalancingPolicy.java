@@ -131,7 +131,8 @@ public class HedgeLoadBalancingPolicy implements LoadBalancingPolicy {
 
     /**
      * @param node a node
-     * @return whether latency-aware ordering currently puts it at the back of plans (false when off)
+     * @return whether latency-aware ordering counts it slow now (false when off): it goes to the back
+     *     of plans, except that a plan moves at most half its candidates there, the slowest
      */
     public boolean isExcluded(Node node) {
         return ordering && scores.isExcluded(node);

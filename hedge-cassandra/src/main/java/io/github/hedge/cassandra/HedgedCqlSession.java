@@ -285,7 +285,8 @@ public final class HedgedCqlSession implements CqlSession {
 
     /**
      * @param node a node
-     * @return whether latency-aware ordering currently puts it at the back of plans
+     * @return whether latency-aware ordering counts it slow now: it goes to the back of plans, except
+     *     that a plan moves at most half its candidates there, the slowest
      */
     public boolean isExcluded(Node node) {
         return ordering && scores.isExcluded(node);

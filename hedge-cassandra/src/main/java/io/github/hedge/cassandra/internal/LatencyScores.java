@@ -171,7 +171,8 @@ public final class LatencyScores<K> {
 
     /**
      * Orders candidates: nodes not excluded first, in their given order; excluded nodes after them,
-     * fastest first.
+     * fastest first. At most half the candidates (rounded down) go to the back, the slowest by the
+     * same ranking; other excluded nodes keep their place.
      *
      * @param candidates nodes in the load-balancing policy's order
      * @return a new list
@@ -216,6 +217,24 @@ public final class LatencyScores<K> {
             }
         }
         Arrays.sort(idx, (a, b) -> Double.compare(rank[a], rank[b]));
+        int maxBack = candidates.size() / 2;
+        if (m > maxBack) {
+            // at most half the plan goes to the back, the slowest: more would send every first
+            // execution to the few nodes left (one of three), a load no node was sized for. The
+            // others keep their place in the plan
+            List<K> back = new ArrayList<>(maxBack);
+            for (int i = m - maxBack; i < m; i++) {
+                back.add(excluded.get(idx[i]));
+            }
+            List<K> ordered = new ArrayList<>(candidates.size());
+            for (K k : candidates) {
+                if (!back.contains(k)) {
+                    ordered.add(k);
+                }
+            }
+            ordered.addAll(back);
+            return ordered;
+        }
         for (Integer i : idx) {
             kept.add(excluded.get(i));
         }

@@ -99,6 +99,28 @@ class LatencyScoresTest {
     }
 
     @Test
+    void should_put_at_most_one_node_of_three_at_the_back_when_two_are_excluded() {
+        for (int i = 0; i < 5; i++) {
+            record("a", 2);
+            record("b", 2);
+            record("c", 2);
+        }
+        // c loses five races in a row (excluded), b stalls with an attempt in flight (excluded)
+        for (int i = 0; i < 5; i++) {
+            now.addAndGet(TimeUnit.MILLISECONDS.toNanos(1));
+            scores.recordCensored("c", TimeUnit.MILLISECONDS.toNanos(3));
+        }
+        scores.started("b");
+        now.addAndGet(TimeUnit.MILLISECONDS.toNanos(50)); // silent 50 ms: the slowest known
+        assertThat(scores.isExcluded("b")).isTrue();
+        assertThat(scores.isExcluded("c")).isTrue();
+
+        assertThat(scores.order(List.of("b", "c", "a")))
+                .as("a alone cannot take every first execution: c keeps its place, b goes last")
+                .containsExactly("c", "a", "b");
+    }
+
+    @Test
     void should_not_call_a_node_stalled_when_it_has_nothing_in_flight_or_keeps_answering() {
         warmUp();
         now.addAndGet(TimeUnit.SECONDS.toNanos(1)); // idle for a long time: not a stall
