@@ -343,10 +343,9 @@ public final class PercentileDelay implements DelayPolicy {
             // percentile that asks for what the budget supplies (a little less while it runs low,
             // so the bucket refills): the slowest calls, stalls first. Not the percentile asked
             // for, if higher: with stalls a little over its share of all calls (3.3% stalls and a
-            // 1% heavy tail at a p96), it lies in the stalls, and they waited for it (a pooled p96
-            // of 60 ms against a pooled p95 of 12 ms). The pooled estimate counts cancelled
-            // primaries as the lower bounds they are, and leaves stale targets' out: a hanging
-            // target cannot lift it.
+            // 1% heavy tail at a p96), it lies in the stalls, and they waited for it (WarmUpDelayTest
+            // has such a case). The pooled estimate counts cancelled primaries as the lower bounds
+            // they are, and leaves stale targets' out: a hanging target cannot lift it.
             double ratio = context.budgetRatio();
             if (ratio > 0 && ratio < 1) {
                 double level = 1 - (step > 0 ? POOLED_SHARE : 1) * ratio;
@@ -519,11 +518,11 @@ public final class PercentileDelay implements DelayPolicy {
          *     0.8 ratio} while the bucket is low): demand is what all the traffic asks for, and one
          *     target that stalls a share of its calls would otherwise ask for more than the budget
          *     supplies. Not the pooled {@code p}, when higher: the stalls of one target would lie
-         *     above it when they are a little over {@code 1 - p} of all calls, and wait for it. From the first samples on, warm-up included, the
-         *     delay is also at least the pooled percentile at which demand meets the budget's
-         *     supply ({@link HedgeBudget#supply(long)} over the window's samples, the cold-start
-         *     tokens spread over their repayment), lowered by one standard error of the share of
-         *     samples above it, so that few samples cannot lift it into a slow target's mode
+         *     above it when they are a little over {@code 1 - p} of all calls, and wait for it.
+         *     From the first samples on, warm-up included, the delay is also at least the pooled
+         *     percentile at which demand meets the budget's supply ({@link HedgeBudget#supply(long)}
+         *     over the window's samples, the cold-start tokens spread over their repayment),
+         *     lowered by one standard error of the share of samples above it, so that few samples cannot lift it into a slow target's mode
          *     ({@link DelaySource#BUDGET} when it decides). A new executor whose warm-up bound asks
          *     for more hedges than the budget pays for thus raises its delay instead of being denied
          *     its slowest calls' hedges. A budget that does not pay for 5 hedges over as many calls
