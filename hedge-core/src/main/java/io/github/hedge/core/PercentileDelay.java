@@ -519,13 +519,13 @@ public final class PercentileDelay implements DelayPolicy {
          *     target that stalls a share of its calls would otherwise ask for more than the budget
          *     supplies. Not the pooled {@code p}, when higher: the stalls of one target would lie
          *     above it when they are a little over {@code 1 - p} of all calls, and wait for it.
-         *     From the first samples on, warm-up included, the delay is also at least the pooled
-         *     percentile at which demand meets the budget's supply ({@link HedgeBudget#supply(long)}
-         *     over the window's samples, the cold-start tokens spread over their repayment),
-         *     lowered by one standard error of the share of samples above it, so that few samples cannot lift it into a slow target's mode
-         *     ({@link DelaySource#BUDGET} when it decides). A new executor whose warm-up bound asks
-         *     for more hedges than the budget pays for thus raises its delay instead of being denied
-         *     its slowest calls' hedges. A budget that does not pay for 5 hedges over as many calls
+         *     From the first samples on, warm-up included, the delay is also at least the pooled percentile
+         *     at which demand meets the budget's supply ({@link HedgeBudget#supply(long)} over the window's
+         *     samples, the cold-start tokens spread over their repayment), lowered by one standard error of
+         *     the share of samples above it, so that few samples cannot lift it into a slow target's mode
+         *     ({@link DelaySource#BUDGET} when it decides). A new executor whose warm-up bound asks for more
+         *     hedges than the budget pays for thus raises its delay instead of being denied its slowest
+         *     calls' hedges. A budget that does not pay for 5 hedges over as many calls
          *     as the window holds samples ({@link DelayContext#budgetHedgesOver(long)}: the
          *     executor's budget below a 1.25% ratio starts with fewer tokens) sends no warm-up
          *     hedge, since the samples cannot yet support a percentile that high and the hedges
