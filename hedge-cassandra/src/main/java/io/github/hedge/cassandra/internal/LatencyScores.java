@@ -1,6 +1,7 @@
 package io.github.hedge.cassandra.internal;
 
 import io.github.hedge.cassandra.LatencyAwareOptions;
+import io.github.hedge.core.spi.SetApart;
 import io.github.hedge.core.spi.StallingTargets;
 import io.github.hedge.core.spi.Ticker;
 import java.util.ArrayList;
@@ -186,7 +187,6 @@ public final class LatencyScores<K> {
         if (Double.isNaN(best)) {
             return candidates;
         }
-        List<K> kept = new ArrayList<>(candidates.size());
         List<K> excluded = null;
         for (K k : candidates) {
             if (isExcluded(k, now, best)) {
@@ -194,17 +194,15 @@ public final class LatencyScores<K> {
                     excluded = new ArrayList<>(2);
                 }
                 excluded.add(k);
-            } else {
-                kept.add(k);
             }
         }
         if (excluded == null) {
             return candidates;
         }
-        // fastest first by what is known of each: its score, or for a stalled node how long it has
+        // slowest first by what is known of each: its score, or for a stalled node how long it has
         // been silent if that is longer (a lower bound of its latency now), so a healthy node caught
-        // in a short hiccup still goes before a node that is slow for good, and a node silent for
-        // seconds goes last. Ranks are read once: concurrent updates cannot make the sort inconsistent
+        // in a short hiccup goes before a node that is slow for good, and a node silent for seconds
+        // goes last. Ranks are read once: concurrent updates cannot make the sort inconsistent
         int m = excluded.size();
         double[] rank = new double[m];
         Integer[] idx = new Integer[m];
@@ -216,29 +214,24 @@ public final class LatencyScores<K> {
                 rank[i] = s.stalled(now, best) ? Math.max(avg, now - s.quietSince) : avg;
             }
         }
-        Arrays.sort(idx, (a, b) -> Double.compare(rank[a], rank[b]));
-        int maxBack = candidates.size() / 2;
-        if (m > maxBack) {
-            // at most half the plan goes to the back, the slowest: more would send every first
-            // execution to the few nodes left (one of three), a load no node was sized for. The
-            // others keep their place in the plan
-            List<K> back = new ArrayList<>(maxBack);
-            for (int i = m - maxBack; i < m; i++) {
-                back.add(excluded.get(idx[i]));
-            }
-            List<K> ordered = new ArrayList<>(candidates.size());
-            for (K k : candidates) {
-                if (!back.contains(k)) {
-                    ordered.add(k);
-                }
-            }
-            ordered.addAll(back);
-            return ordered;
-        }
+        Arrays.sort(idx, (a, b) -> Double.compare(rank[b], rank[a]));
+        List<K> slowestFirst = new ArrayList<>(m);
         for (Integer i : idx) {
-            kept.add(excluded.get(i));
+            slowestFirst.add(excluded.get(i));
         }
-        return kept;
+        // at most half the plan goes to the back, the slowest (SetApart): more would send every
+        // first execution to the few nodes left (one of three). The others keep their place
+        List<K> back = SetApart.join(List.of(), slowestFirst, candidates.size());
+        List<K> ordered = new ArrayList<>(candidates.size());
+        for (K k : candidates) {
+            if (!back.contains(k)) {
+                ordered.add(k);
+            }
+        }
+        for (int i = back.size() - 1; i >= 0; i--) {
+            ordered.add(back.get(i)); // fastest first
+        }
+        return ordered;
     }
 
     private boolean isExcluded(K key, long now, double best) {

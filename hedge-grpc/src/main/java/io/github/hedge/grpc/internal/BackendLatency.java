@@ -1,6 +1,7 @@
 package io.github.hedge.grpc.internal;
 
 import io.github.hedge.core.LatencyTracker;
+import io.github.hedge.core.spi.SetApart;
 import io.github.hedge.core.spi.StallingTargets;
 import io.github.hedge.core.spi.Ticker;
 import java.util.ArrayList;
@@ -186,11 +187,15 @@ public final class BackendLatency {
                 }
             }
         }
-        int room = live / 2;
+        // a backend already out and found again stays out for another window; a new one joins
+        // only while at most half the backends that answered are out (SetApart)
         for (String a : found) {
-            if (slowUntil.containsKey(a) || slowUntil.size() < room) {
+            if (slowUntil.containsKey(a)) {
                 slowUntil.put(a, now + hold);
             }
+        }
+        for (String a : SetApart.join(slowUntil.keySet(), found, live)) {
+            slowUntil.put(a, now + hold);
         }
         slow = slowUntil.isEmpty() ? Set.of() : Set.copyOf(slowUntil.keySet());
     }
