@@ -3,7 +3,7 @@ package io.github.hedge.core.spi;
 import io.github.hedge.core.internal.Checks;
 import java.time.Duration;
 import java.util.HashMap;
-import java.util.HashSet;
+import java.util.LinkedHashSet;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
@@ -87,7 +87,11 @@ public final class StallingTargets<K> {
         counts.remove(target);
     }
 
-    /** @return the targets stalling now, by the test in the class comment; a new set */
+    /**
+     * @return the targets stalling now, by the test in the class comment; a new set, iterating the
+     *     worst first (the most standard deviations above its peers' share), for {@link
+     *     SetApart#join}
+     */
     public Set<K> stalling() {
         long slice = slice();
         Map<K, long[]> sums = new HashMap<>();
@@ -102,7 +106,7 @@ public final class StallingTargets<K> {
             allPrimaries += s[0];
             allOverdue += s[1];
         }
-        Set<K> found = new HashSet<>();
+        Map<K, Double> found = new HashMap<>();
         for (Map.Entry<K, long[]> e : sums.entrySet()) {
             long n = e.getValue()[0];
             long k = Math.min(e.getValue()[1], n);
@@ -116,10 +120,14 @@ public final class StallingTargets<K> {
             double expected = n * r;
             double sd = Math.sqrt(expected * (1 - r));
             if (k >= 2 * expected && sd > 0 && (k - expected) / sd >= Z) {
-                found.add(e.getKey());
+                found.put(e.getKey(), (k - expected) / sd);
             }
         }
-        return found;
+        Set<K> worstFirst = new LinkedHashSet<>();
+        found.entrySet().stream()
+                .sorted(Map.Entry.<K, Double>comparingByValue().reversed())
+                .forEach(e -> worstFirst.add(e.getKey()));
+        return worstFirst;
     }
 
     private long slice() {

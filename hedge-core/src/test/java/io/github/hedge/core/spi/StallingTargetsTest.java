@@ -31,6 +31,24 @@ class StallingTargetsTest {
     }
 
     @Test
+    void should_name_the_worst_target_first_when_two_stall() {
+        // six targets, so that each stalling one is judged against mostly healthy peers; d stalls most
+        StallingTargets<String> six = new StallingTargets<>(Duration.ofSeconds(5), 20, time);
+        String[] targets = {"a", "b", "c", "d", "e", "f"};
+        double[] overdue = {0.04, 0.04, 0.6, 0.95, 0.04, 0.04};
+        for (int i = 0; i < 6 * 300; i++) {
+            int t = i % 6;
+            six.primaryPlaced(targets[t]);
+            if (rnd.nextDouble() < overdue[t]) {
+                six.primaryOverdue(targets[t]);
+            }
+            time.advance(Duration.ofMillis(1));
+        }
+
+        assertThat(six.stalling()).containsExactly("d", "c");
+    }
+
+    @Test
     void should_find_a_target_that_stalls_a_tenth_of_its_calls_when_its_peers_are_healthy() {
         // a p96 delay: 4% of healthy primaries overdue; c also stalls 10% of its calls
         run(3 * 300, 0.04, 0.04, 0.04 + 0.96 * 0.10);

@@ -1,9 +1,11 @@
 package io.github.hedge.http.internal;
 
 import io.github.hedge.core.AttemptContext;
+import io.github.hedge.core.spi.SetApart;
 import io.github.hedge.core.spi.StallingTargets;
 import io.github.hedge.core.spi.Ticker;
 import java.time.Duration;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -11,10 +13,12 @@ import java.util.function.IntPredicate;
 
 /**
  * The placement rule of one service's attempts, the one hedge-grpc's balancer follows: a primary goes
- * round-robin over the instances, skipping those {@link StallingTargets} judges stalling (all of them
- * when every one stalls); a hedge goes round-robin over the instances the call has not tried, skipping
- * those judged stalling; failing that, over the untried ones; failing that, over all of them.
- * Instances are {@code host:port} targets. Thread-safe.
+ * round-robin over the instances, skipping those set apart; a hedge goes round-robin over the
+ * instances the call has not tried, skipping those set apart; failing that, over the untried ones;
+ * failing that, over all of them. Set apart: the instances {@link StallingTargets} judges stalling,
+ * at most half the instances at once ({@link SetApart}: one that is apart stays apart while it
+ * stalls, and a new one joins while there is room, the worst first). Instances are {@code
+ * host:port} targets. Thread-safe.
  */
 public final class Placement {
     /** How far back the stalling judgement looks. */
@@ -28,7 +32,10 @@ public final class Placement {
     private final StallingTargets<String> stalling;
     private final Ticker ticker;
     private final AtomicInteger next = new AtomicInteger();
-    private volatile Set<String> stallingNow = Set.of();
+    private volatile Set<String> apart = Set.of();
+    /** instances at the latest placement */
+    private volatile int instances;
+
     private volatile long stallingReadAt;
     private volatile boolean stallingRead;
 
@@ -49,7 +56,7 @@ public final class Placement {
     public int place(List<String> targets, AttemptContext attempt) {
         int n = targets.size();
         int start = Math.floorMod(next.getAndIncrement(), n);
-        Set<String> avoid = stallingNow();
+        Set<String> avoid = apart(n);
         int chosen;
         if (attempt.isHedge()) {
             List<String> tried = attempt.triedTargets();
@@ -83,15 +90,32 @@ public final class Placement {
         stalling.forget(target);
     }
 
-    /** @return the instances judged stalling now, as {@code host:port}; re-read at most every 100 ms */
+    /**
+     * @return the instances set apart now (judged stalling, at most half of those the latest
+     *     placement chose from), as {@code host:port}; re-judged at most every 100 ms
+     */
     public Set<String> stallingNow() {
+        int n = instances;
+        return n > 0 ? apart(n) : apart;
+    }
+
+    private Set<String> apart(int instances) {
+        this.instances = instances;
         long now = ticker.nanoTime();
         if (!stallingRead || now - stallingReadAt >= STALLING_REFRESH_NANOS) {
-            stallingNow = Set.copyOf(stalling.stalling());
-            stallingReadAt = now;
-            stallingRead = true;
+            synchronized (this) {
+                if (!stallingRead || now - stallingReadAt >= STALLING_REFRESH_NANOS) {
+                    Set<String> stallingNow = stalling.stalling(); // the worst first
+                    Set<String> kept = new LinkedHashSet<>(apart);
+                    kept.retainAll(stallingNow);
+                    kept.addAll(SetApart.join(kept, List.copyOf(stallingNow), instances));
+                    apart = Set.copyOf(kept);
+                    stallingReadAt = now;
+                    stallingRead = true;
+                }
+            }
         }
-        return stallingNow;
+        return apart;
     }
 
     private static int pick(int n, int start, IntPredicate ok) {

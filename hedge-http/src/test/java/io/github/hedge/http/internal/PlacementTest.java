@@ -50,6 +50,45 @@ class PlacementTest {
         }
     }
 
+    /**
+     * Places {@code calls} primaries, one per millisecond; the primary of every call whose number
+     * modulo 10 is below {@code overdueInTen[i]} on target i goes overdue (its call places a hedge).
+     */
+    private void run(int calls, int... overdueInTen) {
+        for (int i = 0; i < calls; i++) {
+            String target = TARGETS.get(placement.place(TARGETS, new TestAttempt(1, List.of())));
+            if (i / 3 % 10 < overdueInTen[TARGETS.indexOf(target)]) {
+                placement.place(TARGETS, new TestAttempt(2, List.of(target)));
+            }
+            time.advance(Duration.ofMillis(1));
+        }
+    }
+
+    @Test
+    void should_set_only_the_worst_instance_apart_when_two_of_three_stall() {
+        // c stalls every primary, b half of them: a alone cannot take every primary
+        run(3 * 300, 0, 5, 10);
+        time.advance(Duration.ofMillis(200));
+
+        assertThat(placement.stallingNow()).containsExactly("c:1");
+        List<String> placed = new ArrayList<>();
+        for (int i = 0; i < 30; i++) {
+            placed.add(TARGETS.get(placement.place(TARGETS, new TestAttempt(1, List.of()))));
+        }
+        assertThat(placed).contains("a:1", "b:1").doesNotContain("c:1");
+    }
+
+    @Test
+    void should_keep_the_instance_apart_when_another_starts_stalling_worse() {
+        run(3 * 300, 0, 0, 5); // c stalls half its primaries: set apart
+        time.advance(Duration.ofMillis(200));
+        assertThat(placement.stallingNow()).containsExactly("c:1");
+
+        run(3 * 300, 0, 10, 5); // then b stalls every one it gets, c still half of its few
+
+        assertThat(placement.stallingNow()).containsExactly("c:1");
+    }
+
     @Test
     void should_send_a_hedge_to_an_untried_instance_that_does_not_stall_when_one_is_judged_stalling() {
         recogniseCStalling();
