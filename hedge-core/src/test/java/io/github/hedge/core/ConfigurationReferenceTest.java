@@ -739,28 +739,7 @@ class ConfigurationReferenceTest {
     }
 
     private static long delayAt(PercentileDelay policy, LatencyTracker tracker, double fill) {
-        DelayContext plain = DelayContext.of(2, List.of(), tracker);
-        return policy.delayNanos(new DelayContext() {
-            @Override
-            public int attemptNumber() {
-                return plain.attemptNumber();
-            }
-
-            @Override
-            public List<String> triedTargets() {
-                return plain.triedTargets();
-            }
-
-            @Override
-            public LatencyTracker latency() {
-                return tracker;
-            }
-
-            @Override
-            public double budgetFill() {
-                return fill;
-            }
-        });
+        return policy.delayNanos(FixedBudgetContext.withFill(tracker, fill));
     }
 
     @Test

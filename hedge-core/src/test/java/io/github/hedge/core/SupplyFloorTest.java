@@ -239,41 +239,6 @@ class SupplyFloorTest {
     }
 
     private DelayContext context(double supply, double fill, double tokens) {
-        return new DelayContext() {
-            @Override
-            public int attemptNumber() {
-                return 2;
-            }
-
-            @Override
-            public List<String> triedTargets() {
-                return List.of();
-            }
-
-            @Override
-            public LatencyTracker latency() {
-                return tracker;
-            }
-
-            @Override
-            public double budgetFill() {
-                return fill;
-            }
-
-            @Override
-            public double budgetRatio() {
-                return 0.05;
-            }
-
-            @Override
-            public double budgetSupply(long calls) {
-                return supply;
-            }
-
-            @Override
-            public double budgetHedgesOver(long calls) {
-                return tokens;
-            }
-        };
+        return FixedBudgetContext.withFill(tracker, fill).ratio(0.05).supply(supply, tokens);
     }
 }

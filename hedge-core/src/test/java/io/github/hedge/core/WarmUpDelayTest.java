@@ -288,32 +288,7 @@ class WarmUpDelayTest {
     }
 
     private DelayContext withFill(double fill, double ratio) {
-        return new DelayContext() {
-            @Override
-            public int attemptNumber() {
-                return 2;
-            }
-
-            @Override
-            public List<String> triedTargets() {
-                return List.of();
-            }
-
-            @Override
-            public LatencyTracker latency() {
-                return tracker;
-            }
-
-            @Override
-            public double budgetFill() {
-                return fill;
-            }
-
-            @Override
-            public double budgetRatio() {
-                return ratio;
-            }
-        };
+        return FixedBudgetContext.withFill(tracker, fill).ratio(ratio);
     }
 
     @Test
