@@ -7,7 +7,8 @@ import java.util.Objects;
 
 /**
  * The rule adapters that place attempts follow when they keep slow targets away from first
- * attempts (the gRPC balancer's rotation, the Cassandra session's plans): <b>at most half the
+ * attempts (the gRPC balancer's rotation, the Cassandra session's plans, the HTTP clients'
+ * placement over a service's instances): <b>at most half the
  * targets, rounded down, are set apart at once</b>. One target of two, one of three, two of five.
  *
  * <p>Why a cap: the tests that find slow targets ({@link StallingTargets}, a median against the
