@@ -12,7 +12,13 @@ import java.util.Objects;
  * <p><b>Warm-up.</b> Until the window holds {@code minSamples} samples, and at least {@code 5 / (1 -
  * q)} of them for the percentile {@code q} asked for (five expected above it: 100 for p95, 500 for
  * p99, 5,000 for p99.9; fewer barely tell it from the largest sample), the percentile is not trusted
- * and the {@code fallback} policy decides. With a target-based scope, the percentile is trusted
+ * and the {@code fallback} policy decides. Once trusted, and until the window holds about {@code 28
+ * q / (1 - q)} samples (670 for a p96), the percentile read is a lower bound of {@code q}'s: {@code
+ * q} lowered by one standard error of the share of samples above it, on a coarse grid (p95.24 or
+ * p94.34 for a p96). Read from a few hundred samples, a percentile near the edge of a slow mode (3%
+ * of calls twenty times slower, a p95) otherwise lies in that mode whenever a few more slow samples
+ * than their share came in, and every slow call waits for it; with budget feedback, the floors keep
+ * the hedges the lower level asks for within the budget. With a target-based scope, the percentile is trusted
  * once a target holds that many samples of its own; until then, a pooled percentile is not used
  * when the adapter reports targets, since one stalling target would lift it. The default fallback
  * is a warm-up bound built from the first samples, which hedges from the first sample on and
@@ -321,9 +327,10 @@ public final class PercentileDelay implements DelayPolicy {
      */
     private long estimate(DelayContext context, int step, boolean floors) {
         LatencyTracker tracker = context.latency();
+        long pooled = tracker.sampleCount();
         long v = -1;
         for (int s = step; s >= 0 && v < 0; s--) {
-            v = ownEstimate(context, tracker, budgetFeedback ? aimed[s] : percentile, needed[s]);
+            v = ownEstimate(context, tracker, lowered(budgetFeedback ? aimed[s] : percentile, pooled), needed[s]);
         }
         boolean perTarget = v >= 0 && scope != Scope.CLUSTER;
         if (v < 0) {
@@ -331,8 +338,8 @@ public final class PercentileDelay implements DelayPolicy {
             // lift the delay (one stalling target of three puts a pooled p96 in its stalls)
             perTarget = scope != Scope.CLUSTER && tracker.medianTargetPercentileNanos(0.5, 1) >= 0;
             for (int s = step; s >= 0 && v < 0 && !perTarget; s--) {
-                if (tracker.sampleCount() >= needed[s]) {
-                    v = tracker.percentileNanos(budgetFeedback ? aimed[s] : percentile);
+                if (pooled >= needed[s]) {
+                    v = tracker.percentileNanos(lowered(budgetFeedback ? aimed[s] : percentile, pooled));
                 }
             }
         } else if (perTarget && floors) {
@@ -355,6 +362,35 @@ public final class PercentileDelay implements DelayPolicy {
             }
         }
         return v;
+    }
+
+    /** Shares of {@code 1 - level} a lowered level may aim at: {@code 2^(j/4)}, j = 0..4. */
+    private static final double[] LOWER_GRID = {1, Math.pow(2, 0.25), Math.sqrt(2), Math.pow(2, 0.75), 2};
+
+    /**
+     * A lower confidence bound of {@code level}'s percentile that {@code n} samples support: the
+     * level lowered by {@link #Z} standard errors of the share of samples above it, rounded up to the
+     * grid {@code 1 - (1 - level) * 2^(j/4)}, j = 0..4, rounded towards the level. From a few hundred
+     * samples, a percentile near the edge of a slow mode (3% of calls slow, a p95) lies in the slow
+     * mode whenever a few more slow samples than their share came in, and the delay then waits for
+     * the whole mode; its lower bound rarely does. Unchanged from about {@code 28 level / (1 -
+     * level)} samples on (670 for a p96), so the steady state is not.
+     *
+     * @param level the percentile aimed at
+     * @param n the samples in the window, pooled
+     * @return the level to read
+     */
+    private static double lowered(double level, long n) {
+        if (n <= 0) {
+            return level;
+        }
+        double share = 1 - level;
+        double factor = 1 + Z * Math.sqrt(level / (share * n));
+        int j = 0;
+        while (j + 1 < LOWER_GRID.length && LOWER_GRID[j + 1] <= factor) {
+            j++;
+        }
+        return 1 - share * LOWER_GRID[j];
     }
 
     /** @return the targets' percentile the scope reads, or -1 when no target has {@code need} samples */

@@ -130,6 +130,31 @@ class WarmUpDelayTest {
         }
         time.advance(Duration.ofSeconds(1));
 
+        // 200 samples support the p96 lowered by one standard error, rounded to the grid: p95.24
+        assertThat(delay(p96)).isEqualTo(tracker.consensusTargetPercentileNanos(1 - 0.04 * Math.pow(2, 0.25), 125));
+    }
+
+    @Test
+    void should_not_wait_for_the_slow_mode_when_a_few_more_slow_samples_than_its_share_came_in() {
+        // 3% of calls slow (20-80 ms) and a p96: 7 slow ones among the first 125 samples (5.6%) put the
+        // p96 of the samples in the slow mode
+        for (int i = 0; i < 125; i++) {
+            tracker.record("a", i < 7 ? (20 + 10 * i) * MS : (1 + i % 3) * MS);
+        }
+        time.advance(Duration.ofSeconds(1));
+        assertThat(tracker.consensusTargetPercentileNanos(0.96, 125)).isGreaterThanOrEqualTo(20 * MS);
+
+        assertThat(delay(p96)).isLessThan(4 * MS);
+    }
+
+    @Test
+    void should_aim_at_the_percentile_itself_when_the_window_holds_enough_samples() {
+        SplittableRandom rnd = new SplittableRandom(5);
+        for (int i = 0; i < 1_000; i++) {
+            tracker.record(i % 2 == 0 ? "a" : "b", (long) (2 * MS * Math.exp(0.5 * gaussian(rnd))));
+        }
+        time.advance(Duration.ofSeconds(1));
+
         assertThat(delay(p96)).isEqualTo(tracker.consensusTargetPercentileNanos(0.96, 125));
     }
 
