@@ -369,8 +369,8 @@ public final class PercentileDelay implements DelayPolicy {
 
     /**
      * A lower confidence bound of {@code level}'s percentile that {@code n} samples support: the
-     * level lowered by {@link #Z} standard errors of the share of samples above it, rounded up to the
-     * grid {@code 1 - (1 - level) * 2^(j/4)}, j = 0..4, rounded towards the level. From a few hundred
+     * level lowered by {@link #Z} standard errors of the share of samples above it, rounded towards the
+     * level on the grid {@code 1 - (1 - level) * 2^(j/4)}, j = 0..4. From a few hundred
      * samples, a percentile near the edge of a slow mode (3% of calls slow, a p95) lies in the slow
      * mode whenever a few more slow samples than their share came in, and the delay then waits for
      * the whole mode; its lower bound rarely does. Unchanged from about {@code 28 level / (1 -
