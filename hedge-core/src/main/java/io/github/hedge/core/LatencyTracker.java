@@ -42,6 +42,16 @@ import java.util.Map;
  * out of the cluster-wide estimate, so that one dead replica among healthy ones cannot lift the
  * cluster-wide percentile either. Its observed samples, if any, still count.
  *
+ * <p><b>Targets the traffic left.</b> A target that, at its share of the cluster-wide window, would
+ * have got 20 samples since its last one (placement moved off it: the gRPC balancer holds a
+ * stalling replica off, a driver's plan skips a slow node) has all its samples left out of the
+ * cluster-wide percentiles (those of {@link #summary()} too; its count and maximum still include
+ * them) until it gets one again: the pooled percentile describes the
+ * calls being made, and {@link PercentileDelay}'s budget floors read it as their demand. Its own
+ * percentile and sample count are unchanged. With its share unchanged a gap that long has a chance
+ * of {@code e^-20}, so a target that gets few calls keeps counting (one call in 500 every fifth
+ * second does: {@code LatencyTrackerTest}).
+ *
  * <p><b>Window: time and count.</b> Samples are kept for {@link #window()} (default 30 s) in slices
  * of {@link #refreshInterval()} (default 1 s); at low rates a window (cluster-wide, and each
  * target's) keeps older samples while its newer ones are fewer than {@link #minWindowSamples()}

@@ -352,7 +352,8 @@ public final class PercentileDelay implements DelayPolicy {
             // for, if higher: with stalls a little over its share of all calls (3.3% stalls and a
             // 1% heavy tail at a p96), it lies in the stalls, and they waited for it (WarmUpDelayTest
             // has such a case). The pooled estimate counts cancelled primaries as the lower bounds
-            // they are, and leaves stale targets' out: a hanging target cannot lift it.
+            // they are, and leaves out stale targets' and those the traffic left (LatencyTracker):
+            // a hanging target, or one placement keeps calls off, cannot lift it.
             double ratio = context.budgetRatio();
             if (ratio > 0 && ratio < 1) {
                 double level = 1 - (step > 0 ? POOLED_SHARE : 1) * ratio;

@@ -422,6 +422,76 @@ class LatencyTrackerTest {
     }
 
     @Test
+    void should_leave_a_target_the_traffic_left_out_of_the_pooled_percentile_when_estimating() {
+        LatencyTracker t = tracker();
+        for (int s = 0; s < 2; s++) { // a, b healthy; c stalls a fifth of its calls
+            for (int i = 1; i <= 100; i++) {
+                t.record("a", i * 100 * US);
+                t.record("b", i * 100 * US);
+                t.record("c", i % 5 == 0 ? 200 * MS : i * 100 * US);
+            }
+            nextRefresh();
+            t.percentileNanos(0.5); // a reader refreshes, as each call does
+        }
+        assertThat(t.percentileNanos(0.95)).isGreaterThan(100 * MS);
+        for (int s = 0; s < 10; s++) { // placement keeps calls off c
+            for (int i = 1; i <= 100; i++) {
+                t.record("a", i * 100 * US);
+                t.record("b", i * 100 * US);
+            }
+            nextRefresh();
+            t.percentileNanos(0.5); // a reader refreshes, as each call does
+        }
+
+        // c's 200 samples are still in the window, 40 of them stalls: 1.5% of all samples, above
+        // the healthy p99 if they counted
+        assertThat(t.sampleCount()).isEqualTo(2_600);
+        assertThat(t.percentileNanos(0.99)).isCloseTo(9_900 * US, withinPercentage(2));
+        assertThat(t.percentileNanos(0.95, "c")).isGreaterThan(100 * MS);
+        assertThat(t.summary("c").count()).isEqualTo(200);
+    }
+
+    @Test
+    void should_count_a_target_again_when_the_traffic_comes_back_to_it() {
+        LatencyTracker t = tracker();
+        for (int s = 0; s < 12; s++) {
+            for (int i = 1; i <= 100; i++) {
+                t.record("a", i * 100 * US);
+                t.record("b", i * 100 * US);
+                if (s < 2) {
+                    t.record("c", i % 5 == 0 ? 200 * MS : i * 100 * US);
+                }
+            }
+            nextRefresh();
+            t.percentileNanos(0.5); // a reader refreshes, as each call does
+        }
+        assertThat(t.percentileNanos(0.99)).isLessThan(10 * MS);
+
+        t.record("c", 100 * US);
+        nextRefresh();
+
+        assertThat(t.percentileNanos(0.99)).isGreaterThan(100 * MS);
+    }
+
+    @Test
+    void should_keep_a_target_with_a_small_share_in_the_pooled_percentile_when_it_still_gets_its_share() {
+        LatencyTracker t = tracker();
+        for (int s = 0; s < 25; s++) {
+            for (int i = 1; i <= 100; i++) {
+                t.record("fast-" + (i % 3), i * 10 * US);
+            }
+            if (s % 5 == 0) {
+                t.record("rare", 50 * MS); // one call in 500, every fifth second
+            }
+            nextRefresh();
+            t.percentileNanos(0.5);
+        }
+
+        // four seconds and 400 calls after its last sample: a gap its share makes likely
+        assertThat(t.percentileNanos(0.999)).isGreaterThanOrEqualTo(50 * MS);
+    }
+
+    @Test
     void should_keep_enough_samples_when_the_rate_is_low() {
         LatencyTracker t = LatencyTracker.builder()
                 .ticker(time)

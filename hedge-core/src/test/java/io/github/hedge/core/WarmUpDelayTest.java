@@ -288,6 +288,31 @@ class WarmUpDelayTest {
     }
 
     @Test
+    void should_not_let_a_target_placement_keeps_calls_off_lift_the_delay_when_the_budget_is_low() {
+        // a and b 2-5 ms; c stalls a fifth of its calls for 200 ms over the first second, then the
+        // placement keeps calls off it (a balancer holding a stalling replica off)
+        for (int s = 0; s < 6; s++) {
+            for (int i = 0; i < 150; i++) {
+                tracker.record("a", (2 + i % 4) * MS);
+                tracker.record("b", (2 + i % 4) * MS);
+                if (s == 0) {
+                    tracker.record("c", i % 5 == 0 ? 200 * MS : (2 + i % 4) * MS);
+                }
+            }
+            time.advance(Duration.ofSeconds(1));
+            tracker.percentileNanos(0.5); // a reader refreshes, as each call does
+        }
+        PercentileDelay p96 = DelayPolicy.percentile(0.96).budgetFeedback(true).build();
+
+        // c's 30 stalls are 1.6% of the window's samples: within the pooled p95's 5% they would
+        // not lift it, but they lift the pooled p99 a 1% budget reads
+        assertThat(p96.delayNanos(withFill(0.3, 0.01)))
+                .as("a 1% budget less than half full: the pooled p99 of the calls being made")
+                .isLessThanOrEqualTo(6 * MS);
+        assertThat(tracker.percentileNanos(0.99, "c")).isGreaterThanOrEqualTo(200 * MS);
+    }
+
+    @Test
     void should_read_each_budgets_ratio_when_two_budgets_share_the_policy_and_the_tracker() {
         oneOfThreeStalls();
         PercentileDelay p96 = DelayPolicy.percentile(0.96).budgetFeedback(true).build();

@@ -214,15 +214,31 @@ public final class SlidingBucketWindow {
     }
 
     /**
-     * Adds this window's censored counts to {@code acc} (length {@link LogLinearBuckets#BUCKET_COUNT}).
+     * Adds this window's censored counts, and its observed ones too when {@code observed}, to {@code
+     * acc}: an exclusion for {@link #valuesAt(double[], long[], long[])} (length {@code 2 *}
+     * {@link LogLinearBuckets#BUCKET_COUNT}, observed counts first, censored ones after them).
      */
-    public void addCensoredTo(long[] acc) {
-        if (counts == null || censored == 0) {
+    public void addCountsTo(long[] acc, boolean observed) {
+        if (counts == null) {
             return;
         }
         for (int i = 0; i <= highestIndex; i++) {
-            acc[i] += counts[B + i];
+            acc[B + i] += counts[B + i];
+            if (observed) {
+                acc[i] += counts[i];
+            }
         }
+    }
+
+    /** @return the samples, observed and censored, in a packed slice ({@link SliceCollector#takeSlice()}); 0 for null */
+    public static long sampleCount(long[] slice) {
+        long n = 0;
+        if (slice != null) {
+            for (long entry : slice) {
+                n += SliceCollector.count(entry);
+            }
+        }
+        return n;
     }
 
     /** {@link #valuesAt(double[], long[], long[])} with nothing excluded. */
@@ -240,11 +256,11 @@ public final class SlidingBucketWindow {
      * @param sortedPs percentiles in (0, 1), ascending
      * @param out receives, at the same positions, the value at each percentile in nanoseconds, or
      *     -1 for all when the window holds no observed sample
-     * @param excludedCensored censored counts per bucket to leave out (clamped so no count goes
-     *     negative), or {@code null}
+     * @param excluded counts per bucket to leave out, observed ones first and censored ones after them
+     *     ({@link #addCountsTo}; clamped so no count goes negative), or {@code null}
      */
-    public void valuesAt(double[] sortedPs, long[] out, long[] excludedCensored) {
-        valuesAt(sortedPs, out, excludedCensored, null);
+    public void valuesAt(double[] sortedPs, long[] out, long[] excluded) {
+        valuesAt(sortedPs, out, excluded, null);
     }
 
     /**
@@ -259,17 +275,30 @@ public final class SlidingBucketWindow {
      *     Infinite where the estimate does not reach the percentile or, without censored samples,
      *     no sample lies beyond it.
      */
-    public void valuesAt(double[] sortedPs, long[] out, long[] excludedCensored, double[] relativeErrors) {
+    public void valuesAt(double[] sortedPs, long[] out, long[] excluded, double[] relativeErrors) {
         int n = sortedPs.length;
         if (relativeErrors != null) {
             Arrays.fill(relativeErrors, 0, n, Double.POSITIVE_INFINITY);
         }
-        if (events == 0) {
+        int top = highestIndex;
+        long observed = events;
+        if (excluded != null && events > 0) {
+            observed = 0;
+            top = -1;
+            for (int i = 0; i <= highestIndex; i++) {
+                long d = countAt(i, excluded);
+                observed += d;
+                if (d + censoredAt(i, excluded) > 0) {
+                    top = i;
+                }
+            }
+        }
+        if (observed == 0) {
             Arrays.fill(out, 0, n, -1L);
             return;
         }
         int j = 0;
-        if (censored == 0) {
+        if (censored == 0 && excluded == null) {
             long rank = rank(sortedPs[0], events);
             long cumulative = 0;
             for (int i = 0; i <= highestIndex && j < n; i++) {
@@ -290,15 +319,15 @@ public final class SlidingBucketWindow {
                 }
             }
         } else {
-            long atRisk = events;
-            for (int i = 0; i <= highestIndex; i++) {
-                atRisk += censoredAt(i, excludedCensored);
+            long atRisk = observed;
+            for (int i = 0; i <= top; i++) {
+                atRisk += censoredAt(i, excluded);
             }
             double survival = 1.0;
             double greenwood = 0; // sum of d / (atRisk (atRisk - d)): relative variance of survival
-            for (int i = 0; i <= highestIndex && j < n; i++) {
-                long d = counts[i];
-                long c = censoredAt(i, excludedCensored);
+            for (int i = 0; i <= top && j < n; i++) {
+                long d = countAt(i, excluded);
+                long c = censoredAt(i, excluded);
                 if (d > 0) {
                     // the bucket's own censored samples count for half of it (see the class comment)
                     double risk = atRisk - 0.5 * c;
@@ -318,9 +347,9 @@ public final class SlidingBucketWindow {
                 atRisk -= d + c;
             }
         }
-        long top = LogLinearBuckets.highestValue(Math.max(highestIndex, 0));
+        long highest = LogLinearBuckets.highestValue(Math.max(top, 0));
         while (j < n) {
-            out[j++] = top;
+            out[j++] = highest;
         }
     }
 
@@ -339,10 +368,18 @@ public final class SlidingBucketWindow {
         return Math.sqrt((2 - before) / (n * before));
     }
 
+    private long countAt(int i, long[] excluded) {
+        long c = counts[i];
+        if (excluded != null && c > 0) {
+            c = Math.max(0, c - excluded[i]);
+        }
+        return c;
+    }
+
     private long censoredAt(int i, long[] excluded) {
         long c = counts[B + i];
         if (excluded != null && c > 0) {
-            c = Math.max(0, c - excluded[i]);
+            c = Math.max(0, c - excluded[B + i]);
         }
         return c;
     }

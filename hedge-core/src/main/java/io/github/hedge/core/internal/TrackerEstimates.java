@@ -160,7 +160,7 @@ public final class TrackerEstimates {
                     return snapshot.cluster.values[i];
                 }
                 long[] out = new long[1];
-                windows.clusterWindow.valuesAt(new double[] {p}, out, windows.excludedCensored);
+                windows.clusterWindow.valuesAt(new double[] {p}, out, windows.excluded);
                 return out[0];
             }
             TargetState t = windows.targets.get(target);
@@ -226,11 +226,7 @@ public final class TrackerEstimates {
         boolean sameRegistry = previous != null && previous.registryVersion == registryVersion;
         boolean sameCluster = sameRegistry && previous.clusterExclusionVersion == windows.clusterExclusionVersion;
         TrackerSnapshot.View cluster = TrackerSnapshot.view(
-                registeredPs,
-                windows.clusterWindow,
-                sameCluster ? previous.cluster : null,
-                windows.excludedCensored,
-                false);
+                registeredPs, windows.clusterWindow, sameCluster ? previous.cluster : null, windows.excluded, false);
         Map<String, TrackerSnapshot.View> views = new HashMap<>(Math.max(16, windows.targets.size() * 2));
         Map<String, LatencySummary> summaries = new HashMap<>(Math.max(16, windows.targets.size() * 2));
         for (Map.Entry<String, TargetState> e : windows.targets.entrySet()) {

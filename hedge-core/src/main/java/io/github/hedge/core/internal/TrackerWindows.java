@@ -11,7 +11,7 @@ import java.util.concurrent.atomic.AtomicLong;
  * The storage of a {@code LatencyTracker}: the striped counters that recording threads increment
  * (the hot path, lock-free) and the sliding windows that a refresh moves them into, cluster-wide
  * and per target. It decides when a refresh is due (an interval ended, or, while warming up, a
- * sixteenth of one) and which targets stopped completing; the estimates over the windows are
+ * sixteenth of one), which targets stopped completing and which the traffic left; the estimates over the windows are
  * {@link TrackerEstimates}'.
  *
  * <p>Internal: not part of the public API. Recording is thread-safe and lock-free; {@link
@@ -27,6 +27,12 @@ public final class TrackerWindows {
     private static final int EAGER_SAMPLES = 160;
     /** Refreshes per interval while warming up. */
     private static final int WARMUP_REFRESHES = 16;
+    /**
+     * Samples a target would have got, at its share of the cluster-wide window, since its last one,
+     * before it counts as left by the traffic ({@link TargetState#idle}): with its share unchanged,
+     * the chance of a gap that long is {@code e^-20}.
+     */
+    static final double IDLE_EXPECTED = 20;
 
     private final long refreshNanos;
     private final int sliceCount;
@@ -47,8 +53,13 @@ public final class TrackerWindows {
     // guarded by the estimates' lock
     final SlidingBucketWindow clusterWindow;
     private final SliceCollector collector = new SliceCollector();
-    /** Censored counts of the targets that stopped completing, left out of the cluster estimate; or null. */
-    long[] excludedCensored;
+    /**
+     * Counts left out of the cluster-wide estimate ({@link SlidingBucketWindow#addCountsTo}): the
+     * censored ones of the targets that stopped completing, and all of those the traffic left; or null.
+     */
+    long[] excluded;
+    /** Samples drained into the cluster-wide window since the start: the clock of {@link TargetState#lastSampleAt}. */
+    private long drainedSamples;
 
     long clusterExclusionVersion;
 
@@ -197,7 +208,8 @@ public final class TrackerWindows {
 
     /**
      * Under the estimates' lock: moves the counters into the windows, closing one slice per elapsed
-     * interval, forgets targets whose window emptied, and marks the targets that stopped completing.
+     * interval, forgets targets whose window emptied, and marks the targets that stopped completing
+     * and those the traffic left.
      *
      * @return whether it refreshed (the estimates must then be rebuilt)
      */
@@ -209,12 +221,18 @@ public final class TrackerWindows {
         long intervals = (now - last) / refreshNanos; // 0 for a warm-up refresh: no interval closes
         lastPeekNanos = now;
         clusterCounter.drainTo(collector);
-        clusterWindow.advance(intervals, collector.takeSlice());
+        long[] clusterSlice = collector.takeSlice();
+        drainedSamples += SlidingBucketWindow.sampleCount(clusterSlice);
+        clusterWindow.advance(intervals, clusterSlice);
         for (Iterator<Map.Entry<String, TargetState>> it = targets.entrySet().iterator(); it.hasNext(); ) {
             Map.Entry<String, TargetState> e = it.next();
             TargetState t = e.getValue();
             boolean drained = t.counter.drainTo(collector);
-            t.window.advance(intervals, collector.takeSlice());
+            long[] slice = collector.takeSlice();
+            if (slice != null) {
+                t.lastSampleAt = drainedSamples;
+            }
+            t.window.advance(intervals, slice);
             if (!drained && t.window.total() == 0 && t.seen && !t.counter.maybeDirty()) {
                 if (targets.remove(e.getKey(), t)) {
                     targetCount.decrementAndGet();
@@ -222,20 +240,28 @@ public final class TrackerWindows {
             }
             t.seen = true;
         }
-        long[] excluded = null;
+        long[] left = null;
+        long clusterTotal = clusterWindow.total();
         for (TargetState t : targets.values()) {
             t.stale = !t.window.completesRecently();
-            if (t.stale) {
-                if (excluded == null) {
-                    excluded = new long[LogLinearBuckets.BUCKET_COUNT];
+            long own = t.window.total();
+            // the traffic since its last sample would have brought it IDLE_EXPECTED of them at its
+            // share of the window: placement moved off it (a stalling replica held off by the
+            // balancer), so its samples no longer describe the calls being made
+            t.idle = !t.stale
+                    && own > 0
+                    && (double) (drainedSamples - t.lastSampleAt) * own >= IDLE_EXPECTED * clusterTotal;
+            if (t.stale || t.idle) {
+                if (left == null) {
+                    left = new long[2 * LogLinearBuckets.BUCKET_COUNT];
                 }
-                t.window.addCensoredTo(excluded);
+                t.window.addCountsTo(left, t.idle);
             }
         }
-        if (excluded != null || excludedCensored != null) {
+        if (left != null || excluded != null) {
             clusterExclusionVersion++;
         }
-        excludedCensored = excluded;
+        excluded = left;
         lastRefreshNanos = last + intervals * refreshNanos;
         warming = minWindowSamples > 0 && clusterWindow.total() < minWindowSamples;
         eager = warming && clusterWindow.total() < EAGER_SAMPLES;
@@ -256,6 +282,13 @@ public final class TrackerWindows {
 
         boolean seen; // under the lock: a refresh has already seen it (not evicted before)
         boolean stale; // under the lock: its recent samples are all censored (it stopped completing)
+        /** Under the lock: {@link #drainedSamples} when a refresh last drained a sample of this target. */
+        long lastSampleAt;
+        /**
+         * Under the lock: the traffic left it (IDLE_EXPECTED); its samples are left out of the
+         * cluster-wide estimate until it gets one again.
+         */
+        boolean idle;
 
         TargetState(StripedBucketCounter counter, SlidingBucketWindow window) {
             this.counter = counter;
