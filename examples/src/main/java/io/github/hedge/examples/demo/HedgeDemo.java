@@ -541,7 +541,23 @@ public final class HedgeDemo {
                     r.hedgesWon(),
                     r.errors());
         }
+        out.printf(
+                Locale.ROOT,
+                "%n%d slowest calls of each mode, and when each started (s into the measured phase):%n",
+                SLOWEST);
+        for (PhaseResult r : phases) {
+            StringBuilder b = new StringBuilder();
+            for (int i : r.slowest(SLOWEST)) {
+                b.append(b.length() == 0 ? "" : ", ")
+                        .append(HtmlReport.ms(r.latencyNanos(i) / 1e6))
+                        .append(String.format(Locale.ROOT, " at %.2f s", r.startNanos(i) / 1e9));
+            }
+            out.printf(Locale.ROOT, "%-20s %s%n", r.label(), b);
+        }
     }
+
+    /** How many of each mode's slowest calls the console lists. */
+    static final int SLOWEST = 5;
 
     private static String joined(long[] v) {
         StringBuilder b = new StringBuilder();

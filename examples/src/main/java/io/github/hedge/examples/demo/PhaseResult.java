@@ -109,6 +109,29 @@ public final class PhaseResult {
     }
 
     /**
+     * @param n how many, at least 0
+     * @return the indexes of the {@code n} slowest successful calls (fewer when fewer succeeded),
+     *     slowest first; ties in the order the calls started
+     */
+    int[] slowest(int n) {
+        Integer[] order = new Integer[latencyNanos.length];
+        int k = 0;
+        for (int i = 0; i < latencyNanos.length; i++) {
+            if (ok[i]) {
+                order[k++] = i;
+            }
+        }
+        Integer[] okOrder = Arrays.copyOf(order, k);
+        Arrays.sort(okOrder, (a, b) -> Long.compare(latencyNanos[b], latencyNanos[a]));
+        int m = Math.min(Math.max(0, n), k);
+        int[] out = new int[m];
+        for (int i = 0; i < m; i++) {
+            out[i] = okOrder[i];
+        }
+        return out;
+    }
+
+    /**
      * @param attempts attempts sent for the measured calls, counted by other means than the transport
      * @param hedgesWon calls a hedge answered, counted likewise
      * @return the same calls with these counts

@@ -65,6 +65,24 @@ class HedgeDemoTest {
     }
 
     @Test
+    void should_list_each_modes_slowest_calls_with_when_they_started_when_the_demo_ends() {
+        assertThat(console).contains("5 slowest calls of each mode, and when each started");
+        for (PhaseResult r : summary.phases()) {
+            String line = console.lines()
+                    .filter(l -> l.startsWith(r.label() + " ") && l.contains(" at "))
+                    .findFirst()
+                    .orElseThrow();
+            String[] calls = line.substring(r.label().length()).trim().split(", ");
+            assertThat(calls).as(line).hasSize(5);
+            assertThat(calls[0]).as(line).startsWith(HtmlReport.ms(r.maxMillis()) + " at ");
+            for (String c : calls) {
+                double startedAt = Double.parseDouble(c.substring(c.indexOf(" at ") + 4, c.length() - 2));
+                assertThat(startedAt).as(line).isBetween(0.0, r.seconds());
+            }
+        }
+    }
+
+    @Test
     void should_hedge_and_win_within_the_budget_with_both_hedging_modes_and_never_without_when_run() {
         PhaseResult none = summary.phases().get(0);
         PhaseResult hedge = summary.phases().get(1);
