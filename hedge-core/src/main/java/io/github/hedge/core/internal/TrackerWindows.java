@@ -29,7 +29,8 @@ public final class TrackerWindows {
     private static final int WARMUP_REFRESHES = 16;
     /**
      * Samples a target would have got, at its share of the cluster-wide window, since its last one,
-     * before it counts as left by the traffic ({@link TargetState#idle}): with its share unchanged,
+     * before it counts as left by the traffic (its samples then leave the cluster-wide estimate until
+     * it gets one again): with its share unchanged,
      * the chance of a gap that long is {@code e^-20}.
      */
     static final double IDLE_EXPECTED = 20;
@@ -248,14 +249,14 @@ public final class TrackerWindows {
             // the traffic since its last sample would have brought it IDLE_EXPECTED of them at its
             // share of the window: placement moved off it (a stalling replica held off by the
             // balancer), so its samples no longer describe the calls being made
-            t.idle = !t.stale
+            boolean idle = !t.stale
                     && own > 0
                     && (double) (drainedSamples - t.lastSampleAt) * own >= IDLE_EXPECTED * clusterTotal;
-            if (t.stale || t.idle) {
+            if (t.stale || idle) {
                 if (left == null) {
                     left = new long[2 * LogLinearBuckets.BUCKET_COUNT];
                 }
-                t.window.addCountsTo(left, t.idle);
+                t.window.addCountsTo(left, idle);
             }
         }
         if (left != null || excluded != null) {
@@ -284,11 +285,6 @@ public final class TrackerWindows {
         boolean stale; // under the lock: its recent samples are all censored (it stopped completing)
         /** Under the lock: {@link #drainedSamples} when a refresh last drained a sample of this target. */
         long lastSampleAt;
-        /**
-         * Under the lock: the traffic left it (IDLE_EXPECTED); its samples are left out of the
-         * cluster-wide estimate until it gets one again.
-         */
-        boolean idle;
 
         TargetState(StripedBucketCounter counter, SlidingBucketWindow window) {
             this.counter = counter;
