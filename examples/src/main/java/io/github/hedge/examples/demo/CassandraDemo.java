@@ -29,6 +29,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -155,6 +156,10 @@ final class CassandraDemo {
                 HedgeDemo.trim(measurePerMode / 1000.0),
                 HedgeDemo.trim(o.warmupSeconds),
                 o.deadlineMillis));
+        long jvmWarmup = Math.round(o.jvmWarmupSeconds * 1000);
+        if (jvmWarmup > 0) {
+            setup.add(HedgeDemo.jvmWarmupLine(o, "session"));
+        }
         out.println("hedge demo");
         for (String line : setup) {
             out.println("  " + line);
@@ -170,51 +175,51 @@ final class CassandraDemo {
         long hedgesToUntried = 0;
         Double nativeDelay = o.nativeDelayMillis;
         String nativeDelaySource = "";
+        if (jvmWarmup > 0) {
+            out.printf(
+                    Locale.ROOT,
+                    "warming the JVM: each mode %s s on a session of its own, not recorded%n",
+                    HedgeDemo.trim(o.jvmWarmupSeconds));
+            for (String mode : new LinkedHashSet<>(o.modes)) {
+                ModeSession m = open(
+                        mode,
+                        o,
+                        "hedge-demo-jvm-warmup",
+                        nativeDelay == null ? HedgeDemo.DEFAULT_NATIVE_DELAY_MILLIS : nativeDelay);
+                try {
+                    new LoadDriver(sender(m.session(), reads(o), m.hedged() == null), o.deadlineMillis)
+                            .warm(o.rate, jvmWarmup);
+                } finally {
+                    m.session().close();
+                }
+            }
+        }
         for (String mode : o.modes) {
-            String label;
-            CqlSession session;
-            HedgedCqlSession hedged = null;
-            switch (mode) {
-                case "none" -> {
-                    label = "no hedging";
-                    session = connect(o, mode, 0);
-                }
-                case "hedge" -> {
-                    label = "hedge-cassandra";
-                    // hedge-cassandra's defaults (p96 delay under a 5% budget), as set on the command line
-                    hedged = HedgedCqlSession.builder(connect(o, mode, 0))
-                            .name("hedge-demo")
-                            .hedgeConfig(HedgeConfig.from(HedgedCqlSession.defaultConfig())
-                                    .delay(DelayPolicy.percentile(o.hedgePercentile)
-                                            .build())
-                                    .budgetRatio(o.budget)
-                                    .maxAttempts(o.maxAttempts)
-                                    .build())
-                            .build();
-                    session = hedged;
-                    setup.add(String.format(
-                            Locale.ROOT,
-                            "hedge-cassandra: HedgedCqlSession, hedge after the p%s of recent per-attempt latency,"
-                                    + " budget %s%% extra attempts, maxAttempts %d, latency-aware ordering",
-                            HedgeDemo.trim(100 * o.hedgePercentile),
-                            HedgeDemo.trim(100 * o.budget),
-                            o.maxAttempts));
-                }
-                default -> {
-                    label = "driver speculative";
-                    if (nativeDelay == null) {
-                        nativeDelay = 10.0;
-                        nativeDelaySource = " (default)";
-                    }
-                    session = connect(o, mode, Math.round(nativeDelay));
-                    setup.add(String.format(
-                            Locale.ROOT,
-                            "driver speculative: ConstantSpeculativeExecutionPolicy, max-executions %d, delay %d ms%s,"
-                                    + " advanced.netty.timer.tick-duration 1 ms",
-                            o.maxAttempts,
-                            Math.round(nativeDelay),
-                            nativeDelaySource));
-                }
+            if (mode.equals("native") && nativeDelay == null) {
+                nativeDelay = HedgeDemo.DEFAULT_NATIVE_DELAY_MILLIS;
+                nativeDelaySource = " (default)";
+            }
+            ModeSession opened = open(
+                    mode, o, "hedge-demo", nativeDelay == null ? HedgeDemo.DEFAULT_NATIVE_DELAY_MILLIS : nativeDelay);
+            String label = opened.label();
+            CqlSession session = opened.session();
+            HedgedCqlSession hedged = opened.hedged();
+            if (hedged != null) {
+                setup.add(String.format(
+                        Locale.ROOT,
+                        "hedge-cassandra: HedgedCqlSession, hedge after the p%s of recent per-attempt latency,"
+                                + " budget %s%% extra attempts, maxAttempts %d, latency-aware ordering",
+                        HedgeDemo.trim(100 * o.hedgePercentile),
+                        HedgeDemo.trim(100 * o.budget),
+                        o.maxAttempts));
+            } else if (mode.equals("native")) {
+                setup.add(String.format(
+                        Locale.ROOT,
+                        "driver speculative: ConstantSpeculativeExecutionPolicy, max-executions %d, delay %d ms%s,"
+                                + " advanced.netty.timer.tick-duration 1 ms",
+                        o.maxAttempts,
+                        Math.round(nativeDelay),
+                        nativeDelaySource));
             }
             Queue<CallCompleted> completed = new ConcurrentLinkedQueue<>();
             Subscription subscription =
@@ -311,6 +316,39 @@ final class CassandraDemo {
         out.println("HTML report: " + report);
         return new HedgeDemo.Summary(
                 List.copyOf(phases), report, new long[0], new Stats(nodes, answers, hedges, hedgesToUntried));
+    }
+
+    /** One mode's session, with hedge-cassandra's wrapper for the {@code hedge} mode (else null). */
+    private record ModeSession(String label, CqlSession session, HedgedCqlSession hedged) {}
+
+    /**
+     * A new session for one mode; for {@code hedge}, a new {@link HedgedCqlSession} (a new executor:
+     * its delay and budget start from nothing) with hedge-cassandra's defaults as set on the command line.
+     *
+     * @param name the hedged session's name
+     * @param nativeDelay the driver's constant speculative delay for the {@code native} mode, milliseconds
+     */
+    private static ModeSession open(String mode, HedgeDemo.Options o, String name, double nativeDelay) {
+        switch (mode) {
+            case "none" -> {
+                return new ModeSession("no hedging", connect(o, mode, 0), null);
+            }
+            case "hedge" -> {
+                // hedge-cassandra's defaults (p96 delay under a 5% budget), as set on the command line
+                HedgedCqlSession hedged = HedgedCqlSession.builder(connect(o, mode, 0))
+                        .name(name)
+                        .hedgeConfig(HedgeConfig.from(HedgedCqlSession.defaultConfig())
+                                .delay(DelayPolicy.percentile(o.hedgePercentile).build())
+                                .budgetRatio(o.budget)
+                                .maxAttempts(o.maxAttempts)
+                                .build())
+                        .build();
+                return new ModeSession("hedge-cassandra", hedged, hedged);
+            }
+            default -> {
+                return new ModeSession("driver speculative", connect(o, mode, Math.round(nativeDelay)), null);
+            }
+        }
     }
 
     /** A session for one mode; {@code "native"} gets the driver's constant speculative policy. */

@@ -13,6 +13,7 @@ import java.net.InetSocketAddress;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -42,6 +43,7 @@ public final class HedgeDemo {
         double seconds = 20;
         double rate = 200;
         double warmupSeconds = 1;
+        double jvmWarmupSeconds = 3;
         Path report = Path.of("target", "hedge-demo-report.html");
         List<InetSocketAddress> grpc = List.of();
         String method = "grpc.health.v1.Health/Check";
@@ -69,6 +71,7 @@ public final class HedgeDemo {
                 "--seconds",
                 "--rate",
                 "--warmup",
+                "--jvm-warmup",
                 "--report",
                 "--grpc",
                 "--method",
@@ -123,6 +126,7 @@ public final class HedgeDemo {
                     case "--seconds" -> o.seconds = number(a, value, 0.5, 3600);
                     case "--rate" -> o.rate = number(a, value, 1, 20_000);
                     case "--warmup" -> o.warmupSeconds = number(a, value, 0, 60);
+                    case "--jvm-warmup" -> o.jvmWarmupSeconds = number(a, value, 0, 60);
                     case "--report" -> o.report = Path.of(value);
                     case "--grpc" -> o.grpc = addresses("--grpc", value, -1);
                     case "--method" -> o.method = value;
@@ -264,6 +268,10 @@ public final class HedgeDemo {
               --seconds N          measured seconds in all, split between the modes (default 20)
               --rate R             calls started per second, whatever the latency (default 200)
               --warmup S           unrecorded warm-up per mode, seconds (default 1)
+              --jvm-warmup S       before any mode is measured, each mode runs S seconds unrecorded on
+                                   a channel (or session) of its own and hedge on an executor of its
+                                   own, all closed after, so that every mode's code is loaded and
+                                   compiled alike; 0 skips it (default 3)
               --report FILE        where to write the HTML report (default target/hedge-demo-report.html)
               --modes LIST         any of none,hedge,native (default all three, in that order)
               --hedge-percentile P hedge-grpc: hedge after this percentile of recent latency (default 0.96,
@@ -372,6 +380,10 @@ public final class HedgeDemo {
                     trim(measurePerMode / 1000.0),
                     trim(o.warmupSeconds),
                     o.deadlineMillis));
+            long jvmWarmup = Math.round(o.jvmWarmupSeconds * 1000);
+            if (jvmWarmup > 0) {
+                setup.add(jvmWarmupLine(o, "channel"));
+            }
             out.println("hedge demo");
             for (String line : setup) {
                 out.println("  " + line);
@@ -384,50 +396,43 @@ public final class HedgeDemo {
             List<PhaseResult> phases = new ArrayList<>();
             Double nativeDelay = o.nativeDelayMillis;
             String nativeDelaySource = "";
+            if (jvmWarmup > 0) {
+                out.printf(
+                        Locale.ROOT,
+                        "warming the JVM: each mode %s s on a channel of its own, not recorded%n",
+                        trim(o.jvmWarmupSeconds));
+                for (String mode : new LinkedHashSet<>(o.modes)) {
+                    ModeChannel m = open(
+                            mode,
+                            o,
+                            target,
+                            methodName,
+                            nativeDelay == null ? DEFAULT_NATIVE_DELAY_MILLIS : nativeDelay);
+                    try {
+                        new LoadDriver(m.channel(), method, new byte[0], o.deadlineMillis).warm(o.rate, jvmWarmup);
+                    } finally {
+                        m.channel().shutdownNow();
+                        m.channel().awaitTermination(5, TimeUnit.SECONDS);
+                    }
+                }
+            }
             for (String mode : o.modes) {
-                String label;
-                ManagedChannel channel;
-                HedgingClientInterceptor hedging = null;
-                switch (mode) {
-                    case "none" -> {
-                        label = "no hedging";
-                        channel = channel(target, "round_robin").build();
-                    }
-                    case "hedge" -> {
-                        label = "hedge-grpc";
-                        // the interceptor's defaults (p96 delay under a 5% budget), as set on the command line
-                        HedgeConfig.Builder config = HedgeConfig.from(HedgingClientInterceptor.DEFAULT_CONFIG)
-                                .budgetRatio(o.budget)
-                                .maxAttempts(o.maxAttempts);
-                        if (o.hedgePercentile != DEFAULT_HEDGE_PERCENTILE) {
-                            config.delay(DelayPolicy.percentile(o.hedgePercentile)
-                                    .budgetFeedback(true) // as the interceptor's default delay
-                                    .build());
-                        }
-                        hedging = HedgingClientInterceptor.builder()
-                                .defaults(config.build())
-                                .build();
-                        channel = channel(target, HedgeLoadBalancerProvider.POLICY_NAME)
-                                .intercept(hedging)
-                                .build();
-                    }
-                    default -> {
-                        label = "grpc native hedging";
-                        if (nativeDelay == null) {
-                            nativeDelay = 10.0;
-                            nativeDelaySource = " (default)";
-                        }
-                        channel = channel(target, "round_robin")
-                                .defaultServiceConfig(nativeHedging(methodName, o.maxAttempts, nativeDelay))
-                                .enableRetry()
-                                .build();
-                        setup.add(String.format(
-                                Locale.ROOT,
-                                "grpc native hedging: hedgingPolicy maxAttempts %d, hedgingDelay %s ms%s",
-                                o.maxAttempts,
-                                trim(nativeDelay),
-                                nativeDelaySource));
-                    }
+                if (mode.equals("native") && nativeDelay == null) {
+                    nativeDelay = DEFAULT_NATIVE_DELAY_MILLIS;
+                    nativeDelaySource = " (default)";
+                }
+                ModeChannel m = open(
+                        mode, o, target, methodName, nativeDelay == null ? DEFAULT_NATIVE_DELAY_MILLIS : nativeDelay);
+                String label = m.label();
+                ManagedChannel channel = m.channel();
+                HedgingClientInterceptor hedging = m.hedging();
+                if (mode.equals("native")) {
+                    setup.add(String.format(
+                            Locale.ROOT,
+                            "grpc native hedging: hedgingPolicy maxAttempts %d, hedgingDelay %s ms%s",
+                            o.maxAttempts,
+                            trim(nativeDelay),
+                            nativeDelaySource));
                 }
                 if (hedging != null) {
                     setup.add(String.format(
@@ -491,6 +496,65 @@ public final class HedgeDemo {
         } finally {
             if (backends != null) {
                 backends.close();
+            }
+        }
+    }
+
+    /** grpc-java's native hedging delay when neither the command line nor a hedge-grpc phase gives one. */
+    static final double DEFAULT_NATIVE_DELAY_MILLIS = 10.0;
+
+    /** The setup line that says what the JVM warm-up did. */
+    static String jvmWarmupLine(Options o, String connection) {
+        return String.format(
+                Locale.ROOT,
+                "before any mode was measured, each ran %s s unrecorded on a %s of its own, so every mode's"
+                        + " code was loaded and compiled alike; each measured mode starts on a new %s, hedge's"
+                        + " delay and budget on a new executor",
+                trim(o.jvmWarmupSeconds),
+                connection,
+                connection);
+    }
+
+    /** One mode's channel, with hedge-grpc's interceptor for the {@code hedge} mode (else null). */
+    private record ModeChannel(String label, ManagedChannel channel, HedgingClientInterceptor hedging) {}
+
+    /**
+     * A new channel for one mode, and for {@code hedge} a new interceptor (a new executor: its delay
+     * and budget start from nothing).
+     *
+     * @param methodName the method called, for the native mode's service config
+     * @param nativeDelay grpc-java's hedging delay for the {@code native} mode, milliseconds
+     */
+    private static ModeChannel open(String mode, Options o, String target, String methodName, double nativeDelay) {
+        switch (mode) {
+            case "none" -> {
+                return new ModeChannel(
+                        "no hedging", channel(target, "round_robin").build(), null);
+            }
+            case "hedge" -> {
+                // the interceptor's defaults (p96 delay under a 5% budget), as set on the command line
+                HedgeConfig.Builder config = HedgeConfig.from(HedgingClientInterceptor.DEFAULT_CONFIG)
+                        .budgetRatio(o.budget)
+                        .maxAttempts(o.maxAttempts);
+                if (o.hedgePercentile != DEFAULT_HEDGE_PERCENTILE) {
+                    config.delay(DelayPolicy.percentile(o.hedgePercentile)
+                            .budgetFeedback(true) // as the interceptor's default delay
+                            .build());
+                }
+                HedgingClientInterceptor hedging = HedgingClientInterceptor.builder()
+                        .defaults(config.build())
+                        .build();
+                ManagedChannel channel = channel(target, HedgeLoadBalancerProvider.POLICY_NAME)
+                        .intercept(hedging)
+                        .build();
+                return new ModeChannel("hedge-grpc", channel, hedging);
+            }
+            default -> {
+                ManagedChannel channel = channel(target, "round_robin")
+                        .defaultServiceConfig(nativeHedging(methodName, o.maxAttempts, nativeDelay))
+                        .enableRetry()
+                        .build();
+                return new ModeChannel("grpc native hedging", channel, null);
             }
         }
     }

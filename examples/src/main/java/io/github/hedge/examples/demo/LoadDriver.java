@@ -93,6 +93,21 @@ final class LoadDriver {
         return measure(label, rate, warmupMillis, measureMillis, progress).result();
     }
 
+    /**
+     * Drives the load for a while, nothing recorded, and waits for the calls it started (each is
+     * bounded by its deadline): the JVM warm-up before any mode is measured.
+     *
+     * @param rate calls per second
+     * @param millis how long
+     */
+    void warm(double rate, long millis) {
+        drive(rate, millis, null, (elapsed, inFlight) -> {}, 0);
+        long drainUntil = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(deadlineMillis + 2_000);
+        while (inFlight.get() > 0 && System.nanoTime() < drainUntil) {
+            LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(5));
+        }
+    }
+
     /** {@link #run}, with the measured calls kept. */
     Measured measure(String label, double rate, long warmupMillis, long measureMillis, Progress progress) {
         drive(rate, warmupMillis, null, progress, 0);

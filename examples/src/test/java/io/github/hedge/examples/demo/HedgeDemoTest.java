@@ -40,6 +40,8 @@ class HedgeDemoTest {
                         "150",
                         "--warmup",
                         "0.5",
+                        "--jvm-warmup",
+                        "0.5",
                         "--no-progress",
                         "--report",
                         dir.resolve("report.html").toString()
@@ -118,6 +120,27 @@ class HedgeDemoTest {
     }
 
     @Test
+    void should_run_every_mode_unrecorded_on_its_own_channel_first_when_the_jvm_warms_up() {
+        assertThat(console).contains("warming the JVM: each mode 0.5 s on a channel of its own, not recorded");
+        // the replicas count every request: the measured calls' attempts, each mode's 0.5 s phase
+        // warm-up, and the JVM warm-up's three modes of 0.5 s each at 150 calls/s (225 calls, more
+        // with hedges), none of which is in a measured row
+        long served = 0;
+        for (long n : summary.requestsPerReplica()) {
+            served += n;
+        }
+        long measuredAttempts = 0;
+        long errors = 0;
+        for (PhaseResult r : summary.phases()) {
+            measuredAttempts += r.attempts();
+            errors += r.errors();
+        }
+        long phaseWarmups = 3 * 75;
+        long jvmWarmup = 3 * 75;
+        assertThat(served).isGreaterThanOrEqualTo(measuredAttempts - errors + (phaseWarmups + jvmWarmup) * 9 / 10);
+    }
+
+    @Test
     void should_write_a_self_contained_report_when_the_demo_ends() throws Exception {
         String html = Files.readString(summary.report());
         assertThat(html).contains("<table id=\"summary\">", "new Chart(", "hedge-grpc", "grpc native hedging");
@@ -153,6 +176,8 @@ class HedgeDemoTest {
                             "--seconds",
                             "1",
                             "--warmup",
+                            "0",
+                            "--jvm-warmup",
                             "0",
                             "--rate",
                             "100",
