@@ -181,11 +181,7 @@ final class CassandraDemo {
                     "warming the JVM: each mode %s s on a session of its own, not recorded%n",
                     HedgeDemo.trim(o.jvmWarmupSeconds));
             for (String mode : new LinkedHashSet<>(o.modes)) {
-                ModeSession m = open(
-                        mode,
-                        o,
-                        "hedge-demo-jvm-warmup",
-                        nativeDelay == null ? HedgeDemo.DEFAULT_NATIVE_DELAY_MILLIS : nativeDelay);
+                ModeSession m = open(mode, o, "hedge-demo-jvm-warmup", nativeDelay);
                 try {
                     new LoadDriver(sender(m.session(), reads(o), m.hedged() == null), o.deadlineMillis)
                             .warm(o.rate, jvmWarmup);
@@ -199,8 +195,7 @@ final class CassandraDemo {
                 nativeDelay = HedgeDemo.DEFAULT_NATIVE_DELAY_MILLIS;
                 nativeDelaySource = " (default)";
             }
-            ModeSession opened = open(
-                    mode, o, "hedge-demo", nativeDelay == null ? HedgeDemo.DEFAULT_NATIVE_DELAY_MILLIS : nativeDelay);
+            ModeSession opened = open(mode, o, "hedge-demo", nativeDelay);
             String label = opened.label();
             CqlSession session = opened.session();
             HedgedCqlSession hedged = opened.hedged();
@@ -326,9 +321,10 @@ final class CassandraDemo {
      * its delay and budget start from nothing) with hedge-cassandra's defaults as set on the command line.
      *
      * @param name the hedged session's name
-     * @param nativeDelay the driver's constant speculative delay for the {@code native} mode, milliseconds
+     * @param nativeDelay the driver's constant speculative delay for the {@code native} mode,
+     *     milliseconds; null for {@link HedgeDemo#DEFAULT_NATIVE_DELAY_MILLIS}
      */
-    private static ModeSession open(String mode, HedgeDemo.Options o, String name, double nativeDelay) {
+    private static ModeSession open(String mode, HedgeDemo.Options o, String name, Double nativeDelay) {
         switch (mode) {
             case "none" -> {
                 return new ModeSession("no hedging", connect(o, mode, 0), null);
@@ -346,7 +342,13 @@ final class CassandraDemo {
                 return new ModeSession("hedge-cassandra", hedged, hedged);
             }
             default -> {
-                return new ModeSession("driver speculative", connect(o, mode, Math.round(nativeDelay)), null);
+                return new ModeSession(
+                        "driver speculative",
+                        connect(
+                                o,
+                                mode,
+                                Math.round(nativeDelay == null ? HedgeDemo.DEFAULT_NATIVE_DELAY_MILLIS : nativeDelay)),
+                        null);
             }
         }
     }

@@ -402,12 +402,7 @@ public final class HedgeDemo {
                         "warming the JVM: each mode %s s on a channel of its own, not recorded%n",
                         trim(o.jvmWarmupSeconds));
                 for (String mode : new LinkedHashSet<>(o.modes)) {
-                    ModeChannel m = open(
-                            mode,
-                            o,
-                            target,
-                            methodName,
-                            nativeDelay == null ? DEFAULT_NATIVE_DELAY_MILLIS : nativeDelay);
+                    ModeChannel m = open(mode, o, target, methodName, nativeDelay);
                     try {
                         new LoadDriver(m.channel(), method, new byte[0], o.deadlineMillis).warm(o.rate, jvmWarmup);
                     } finally {
@@ -421,8 +416,7 @@ public final class HedgeDemo {
                     nativeDelay = DEFAULT_NATIVE_DELAY_MILLIS;
                     nativeDelaySource = " (default)";
                 }
-                ModeChannel m = open(
-                        mode, o, target, methodName, nativeDelay == null ? DEFAULT_NATIVE_DELAY_MILLIS : nativeDelay);
+                ModeChannel m = open(mode, o, target, methodName, nativeDelay);
                 String label = m.label();
                 ManagedChannel channel = m.channel();
                 HedgingClientInterceptor hedging = m.hedging();
@@ -523,9 +517,10 @@ public final class HedgeDemo {
      * and budget start from nothing).
      *
      * @param methodName the method called, for the native mode's service config
-     * @param nativeDelay grpc-java's hedging delay for the {@code native} mode, milliseconds
+     * @param nativeDelay grpc-java's hedging delay for the {@code native} mode, milliseconds; null for
+     *     {@link #DEFAULT_NATIVE_DELAY_MILLIS}
      */
-    private static ModeChannel open(String mode, Options o, String target, String methodName, double nativeDelay) {
+    private static ModeChannel open(String mode, Options o, String target, String methodName, Double nativeDelay) {
         switch (mode) {
             case "none" -> {
                 return new ModeChannel(
@@ -551,7 +546,10 @@ public final class HedgeDemo {
             }
             default -> {
                 ManagedChannel channel = channel(target, "round_robin")
-                        .defaultServiceConfig(nativeHedging(methodName, o.maxAttempts, nativeDelay))
+                        .defaultServiceConfig(nativeHedging(
+                                methodName,
+                                o.maxAttempts,
+                                nativeDelay == null ? DEFAULT_NATIVE_DELAY_MILLIS : nativeDelay))
                         .enableRetry()
                         .build();
                 return new ModeChannel("grpc native hedging", channel, null);
