@@ -102,6 +102,11 @@ final class LoadDriver {
      */
     void warm(double rate, long millis) {
         drive(rate, millis, null, (elapsed, inFlight) -> {}, 0);
+        awaitInFlight();
+    }
+
+    /** Lets the calls in flight finish: each is bounded by its deadline, so this waits at most that plus 2 s. */
+    private void awaitInFlight() {
         long drainUntil = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(deadlineMillis + 2_000);
         while (inFlight.get() > 0 && System.nanoTime() < drainUntil) {
             LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(5));
@@ -113,11 +118,7 @@ final class LoadDriver {
         drive(rate, warmupMillis, null, progress, 0);
         List<Call> calls = new ArrayList<>((int) (rate * measureMillis / 1000.0 * 1.1) + 16);
         long measureStart = drive(rate, measureMillis, calls, progress, warmupMillis);
-        // let the stragglers finish (each is bounded by its deadline)
-        long drainUntil = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(deadlineMillis + 2_000);
-        while (inFlight.get() > 0 && System.nanoTime() < drainUntil) {
-            LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(5));
-        }
+        awaitInFlight();
         // a loser's stream may close just after its call did
         LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(50));
         int n = calls.size();
