@@ -105,18 +105,12 @@ class HedgeDemoTest {
                 Math.max(HedgeBudget.coldStartTokens(0.05), 0.05 * primaries));
         assertThat(hedge.hedgesWon()).isLessThanOrEqualTo(hedge.attempts() - hedge.calls());
         // every answer came from a request some replica received
-        long served = 0;
         for (long n : summary.requestsPerReplica()) {
             assertThat(n).isGreaterThan(0);
-            served += n;
         }
-        long measuredAttempts = 0;
-        for (PhaseResult r : summary.phases()) {
-            measuredAttempts += r.attempts();
-        }
-        assertThat(served)
+        assertThat(served())
                 .isGreaterThanOrEqualTo(
-                        measuredAttempts - summary.phases().get(1).errors());
+                        measuredAttempts() - summary.phases().get(1).errors());
     }
 
     @Test
@@ -125,19 +119,20 @@ class HedgeDemoTest {
         // the replicas count every request: the measured calls' attempts, each mode's 0.5 s phase
         // warm-up, and the JVM warm-up's three modes of 0.5 s each at 150 calls/s (225 calls, more
         // with hedges), none of which is in a measured row
-        long served = 0;
-        for (long n : summary.requestsPerReplica()) {
-            served += n;
-        }
-        long measuredAttempts = 0;
-        long errors = 0;
-        for (PhaseResult r : summary.phases()) {
-            measuredAttempts += r.attempts();
-            errors += r.errors();
-        }
+        long errors = summary.phases().stream().mapToLong(PhaseResult::errors).sum();
         long phaseWarmups = 3 * 75;
         long jvmWarmup = 3 * 75;
-        assertThat(served).isGreaterThanOrEqualTo(measuredAttempts - errors + (phaseWarmups + jvmWarmup) * 9 / 10);
+        assertThat(served()).isGreaterThanOrEqualTo(measuredAttempts() - errors + (phaseWarmups + jvmWarmup) * 9 / 10);
+    }
+
+    /** @return requests the replicas received over the whole run */
+    private static long served() {
+        return java.util.Arrays.stream(summary.requestsPerReplica()).sum();
+    }
+
+    /** @return attempts of the measured calls, every mode */
+    private static long measuredAttempts() {
+        return summary.phases().stream().mapToLong(PhaseResult::attempts).sum();
     }
 
     @Test
