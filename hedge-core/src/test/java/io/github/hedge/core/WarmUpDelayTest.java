@@ -267,6 +267,33 @@ class WarmUpDelayTest {
     }
 
     @Test
+    void should_not_lift_the_delay_into_the_stalls_to_refill_a_low_budget_when_they_lie_between_its_levels() {
+        // three targets, 2-5 ms; c also stalls 13.5% of its calls for 40-250 ms: 4.5% of all calls,
+        // fewer than a 5% budget pays for, more than the 4% a nearly empty bucket aims at to refill
+        for (int i = 0; i < 1000; i++) {
+            for (String t : List.of("a", "b", "c")) {
+                long v = (2 + i % 4) * MS;
+                if (t.equals("c") && i % 200 < 27) {
+                    v = (40 + (i * 37) % 210) * MS;
+                }
+                tracker.record(t, v);
+            }
+        }
+        time.advance(Duration.ofSeconds(1));
+        PercentileDelay p96 = DelayPolicy.percentile(0.96).budgetFeedback(true).build();
+        assertThat(tracker.percentileNanos(1 - 0.8 * 0.05))
+                .as("the pooled percentile a refilling bucket aims at lies in the stalls")
+                .isGreaterThanOrEqualTo(40 * MS);
+        long pooledP95 = tracker.percentileNanos(0.95);
+        assertThat(pooledP95).as("the pooled p95 below them").isLessThan(10 * MS);
+
+        assertThat(p96.delayNanos(withFill(0.1)))
+                .as("a bucket less than an eighth full: at most the pooled p95, not the stalls")
+                .isLessThanOrEqualTo(pooledP95);
+        assertThat(p96.source(withFill(0.1))).isEqualTo(DelaySource.ESTIMATE);
+    }
+
+    @Test
     void
             should_aim_at_the_highest_percentile_the_samples_support_when_the_budget_runs_low_before_they_support_its_own() {
         // 150 samples per target, 1-150 ms: enough for p96 (125), not for the p98.4 a nearly empty
