@@ -32,10 +32,9 @@ import java.util.Map;
  */
 public final class BenchmarkCharts {
     /** The sweep's raw output the tail chart is drawn from, relative to the repository root. */
-    public static final String SWEEP_RAW = "hedge-benchmarks/results/sweep-lower-bound-seed1-2026-11-28.jsonl";
+    public static final String SWEEP_RAW = "hedge-benchmarks/results/sweep-seed1-2026-11-29.jsonl";
     /** The cold-start grid's raw output, relative to the repository root. */
-    public static final String TRANSIENT_RAW =
-            "hedge-benchmarks/results/transient-200seeds-lower-bound-2026-11-28.jsonl";
+    public static final String TRANSIENT_RAW = "hedge-benchmarks/results/transient-200seeds-2026-11-29.jsonl";
     /** The shift runs' raw output (5x at 5%, 10x at 5%, 1% and 10%), relative to the repository root. */
     public static final List<String> SHIFT_RAWS = List.of(
             "hedge-benchmarks/results/shift-5x-lower-bound-2026-11-28.json",
