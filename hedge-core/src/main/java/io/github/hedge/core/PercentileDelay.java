@@ -109,16 +109,16 @@ public final class PercentileDelay implements DelayPolicy {
      */
     private static final double POOLED_SHARE = 0.8;
     /**
-     * The most that refilling ({@link #POOLED_SHARE}) may lift the pooled percentile, as a multiple of
-     * the pooled percentile at the ratio; beyond it the step is not taken. The step saves the hedges of the calls between the two
-     * levels and delays those of every call above both. On a smooth tail the step lifts the delay
-     * by a quarter at most (p95 to p96: lognormal σ = 2, 1.24x; Pareto α = 1.5, 1.16x), a fair price.
-     * A larger gap means a slow mode lies between the levels, such as a target that stalls a share
-     * of all calls between 0.8 and 1 times the ratio. Then the step would move the hedge of every
-     * stalled call into the stall, and the stalls would still be hedged. So the delay stays at the
-     * ratio's percentile. Why 2 and not less: from a few hundred samples of a heavy tail, the two
-     * levels lie up to about twice apart by chance (hedge-benchmarks' transient grid, lognormal σ =
-     * 2, first 1,000 calls).
+     * The most that refilling ({@link #POOLED_SHARE}) may lift the pooled percentile, as a multiple
+     * of the pooled percentile at the ratio; beyond it the step is not taken. The step saves the
+     * hedges of the calls between the two levels and delays those of every call above both. On a
+     * smooth tail it lifts the delay by a quarter at most (p95 to p96: lognormal σ = 2, 1.24x;
+     * Pareto α = 1.5, 1.16x). A larger gap means a slow mode lies between the levels, such as a
+     * target that stalls a share of all calls between 0.8 and 1 times the ratio: the step would
+     * move every stalled call's hedge into the stall and still send it. So the delay stays at the
+     * ratio's percentile. Why 2: at 1.5, noise in a few hundred samples of a heavy tail crossed the
+     * gap (hedge-benchmarks' transient grid, lognormal σ = 2, first 1,000 calls: p99.9 about 2%
+     * higher); at 3, the stalling-replica cells gained less.
      */
     private static final double REFILL_GAP = 2;
     /**
@@ -573,11 +573,10 @@ public final class PercentileDelay implements DelayPolicy {
          *     hedge; aiming a little lower while it is low lets it refill, so a budget on a
          *     stationary load almost never denies (hedge-benchmarks' sweep). With a target-based
          *     scope the delay is also at least the pooled {@code 1 - ratio} percentile ({@code 1 -
-         *     0.8 ratio} while the bucket is low, unless that more than doubles it: a slow mode then lies
-         *     between the two levels, and the step would delay its calls' hedges without saving them): demand is
-         *     what all the traffic asks for, and one
-         *     target that stalls a share of its calls would otherwise ask for more than the budget
-         *     supplies. Not the pooled {@code p}, when higher: the stalls of one target would lie
+         *     0.8 ratio} while the bucket is low, unless that more than doubles it: a slow mode then
+         *     lies between the two levels, and the step would delay its calls' hedges without saving
+         *     them): demand is what all the traffic asks for, and one target that stalls a share of
+         *     its calls would otherwise ask for more than the budget supplies. Not the pooled {@code p}, when higher: the stalls of one target would lie
          *     above it when they are a little over {@code 1 - p} of all calls, and wait for it.
          *     From the first samples on, warm-up included, the delay is also at least the pooled percentile
          *     at which demand meets the budget's supply ({@link HedgeBudget#supply(long)} over the window's
