@@ -111,14 +111,15 @@ public final class PercentileDelay implements DelayPolicy {
     /**
      * The most that refilling ({@link #POOLED_SHARE}) may lift the pooled percentile, as a multiple
      * of the pooled percentile at the ratio; beyond it the step is not taken. The step saves the
-     * hedges of the calls between the two levels and delays those of every call above both. On a
-     * smooth tail it lifts the delay by a quarter at most (p95 to p96: lognormal σ = 2, 1.24x;
-     * Pareto α = 1.5, 1.16x). A larger gap means a slow mode lies between the levels, such as a
-     * target that stalls a share of all calls between 0.8 and 1 times the ratio: the step would
-     * move every stalled call's hedge into the stall and still send it. So the delay stays at the
-     * ratio's percentile. Why 2: at 1.5, noise in a few hundred samples of a heavy tail crossed the
-     * gap (hedge-benchmarks' transient grid, lognormal σ = 2, first 1,000 calls: p99.9 about 2%
-     * higher); at 3, the stalling-replica cells gained less.
+     * hedges of the calls between the two levels and delays those of every call above both. On the
+     * heaviest smooth tails of hedge-benchmarks' grid it lifts the delay by a quarter at most (p95
+     * to p96: lognormal σ = 2, 1.24x; Weibull shape 0.4, 1.20x; Pareto α = 1.5, 1.16x). A larger
+     * gap means a slow mode lies between the levels, such as a target that stalls a share of all
+     * calls between 0.8 and 1 times the ratio: the step would move every stalled call's hedge into
+     * the stall and still send it. So the delay stays at the ratio's percentile. Why 2: at 1.5,
+     * noise in a few hundred samples of a heavy tail crossed the gap (hedge-benchmarks' transient
+     * grid, lognormal σ = 2, first 1,000 calls: p99.9 about 2% higher); at 3, the stalling-replica
+     * cells gained less.
      */
     private static final double REFILL_GAP = 2;
     /**
