@@ -308,7 +308,7 @@ final class CassandraDemo {
         Path report = o.report.toAbsolutePath().normalize();
         HtmlReport.write(report, "hedge demo: Cassandra", setup, phases);
         out.println();
-        out.println("HTML report: " + report);
+        out.println("HTML report: " + HedgeDemo.shown(report));
         return new HedgeDemo.Summary(
                 List.copyOf(phases), report, new long[0], new Stats(nodes, answers, hedges, hedgesToUntried));
     }

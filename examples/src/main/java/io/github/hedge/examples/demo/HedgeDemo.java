@@ -485,7 +485,7 @@ public final class HedgeDemo {
             Path report = o.report.toAbsolutePath().normalize();
             HtmlReport.write(report, "hedge demo", setup, phases);
             out.println();
-            out.println("HTML report: " + report);
+            out.println("HTML report: " + shown(report));
             return new Summary(List.copyOf(phases), report, perReplica, null);
         } finally {
             if (backends != null) {
@@ -497,13 +497,22 @@ public final class HedgeDemo {
     /** grpc-java's native hedging delay when neither the command line nor a hedge-grpc phase gives one. */
     static final double DEFAULT_NATIVE_DELAY_MILLIS = 10.0;
 
+    /**
+     * @param file an absolute path
+     * @return the path relative to the working directory when it lies under it, else as given
+     */
+    static Path shown(Path file) {
+        Path cwd = Path.of("").toAbsolutePath().normalize();
+        return file.startsWith(cwd) ? cwd.relativize(file) : file;
+    }
+
     /** The setup line that says what the JVM warm-up did. */
     static String jvmWarmupLine(Options o, String connection) {
         return String.format(
                 Locale.ROOT,
                 "before any mode was measured, each ran %s s unrecorded on a %s of its own, so every mode's"
-                        + " code was loaded and compiled alike; each measured mode starts on a new %s, hedge's"
-                        + " delay and budget on a new executor",
+                        + " code was loaded and compiled alike; each measured mode starts on a new %s after a full"
+                        + " garbage collection, hedge's delay and budget on a new executor",
                 trim(o.jvmWarmupSeconds),
                 connection,
                 connection);
@@ -616,6 +625,18 @@ public final class HedgeDemo {
             }
             out.printf(Locale.ROOT, "%-20s %s%n", r.label(), b);
         }
+        StringBuilder gc = new StringBuilder();
+        for (PhaseResult r : phases) {
+            gc.append(gc.length() == 0 ? "" : ", ")
+                    .append(r.label())
+                    .append(' ')
+                    .append(
+                            r.gcPauses() == 0
+                                    ? "none"
+                                    : String.format(
+                                            Locale.ROOT, "%d (%s)", r.gcPauses(), HtmlReport.ms(r.gcPauseMillis())));
+        }
+        out.printf(Locale.ROOT, "%ngarbage-collection pauses while each mode's measured calls ran: %s%n", gc);
     }
 
     /** How many of each mode's slowest calls the console lists. */

@@ -9,6 +9,8 @@ import io.grpc.MethodDescriptor;
 import io.grpc.Status;
 import io.grpc.stub.ClientCalls;
 import io.grpc.stub.StreamObserver;
+import java.lang.management.GarbageCollectorMXBean;
+import java.lang.management.ManagementFactory;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -113,12 +115,19 @@ final class LoadDriver {
         }
     }
 
-    /** {@link #run}, with the measured calls kept. */
+    /**
+     * {@link #run}, with the measured calls kept. The phase starts with a full garbage collection, so
+     * no phase inherits the garbage of the phases before it: where a young collection's pause falls
+     * then depends on what the phase itself allocates, not on the order of the modes.
+     */
     Measured measure(String label, double rate, long warmupMillis, long measureMillis, Progress progress) {
+        System.gc();
         drive(rate, warmupMillis, null, progress, 0);
         List<Call> calls = new ArrayList<>((int) (rate * measureMillis / 1000.0 * 1.1) + 16);
+        long[] gcBefore = gcCountAndMillis();
         long measureStart = drive(rate, measureMillis, calls, progress, warmupMillis);
         awaitInFlight();
+        long[] gcAfter = gcCountAndMillis();
         // a loser's stream may close just after its call did
         LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(50));
         int n = calls.size();
@@ -138,9 +147,29 @@ final class LoadDriver {
             }
         }
         return new Measured(
-                new PhaseResult(label, starts, latencies, ok, attempts, hedgesWon, measureMillis / 1000.0),
+                new PhaseResult(
+                        label,
+                        starts,
+                        latencies,
+                        ok,
+                        attempts,
+                        hedgesWon,
+                        measureMillis / 1000.0,
+                        gcAfter[0] - gcBefore[0],
+                        gcAfter[1] - gcBefore[1]),
                 calls,
                 measureStart);
+    }
+
+    /** @return collections and their accumulated time in milliseconds, summed over the JVM's collector beans */
+    static long[] gcCountAndMillis() {
+        long count = 0;
+        long millis = 0;
+        for (GarbageCollectorMXBean gc : ManagementFactory.getGarbageCollectorMXBeans()) {
+            count += Math.max(0, gc.getCollectionCount());
+            millis += Math.max(0, gc.getCollectionTime());
+        }
+        return new long[] {count, millis};
     }
 
     private long drive(double rate, long millis, List<Call> record, Progress progress, long offsetMillis) {

@@ -16,6 +16,8 @@ public final class PhaseResult {
     private final long attempts;
     private final long hedgesWon;
     private final double seconds;
+    private final long gcPauses;
+    private final double gcPauseMillis;
 
     PhaseResult(
             String label,
@@ -24,7 +26,9 @@ public final class PhaseResult {
             boolean[] ok,
             long attempts,
             long hedgesWon,
-            double seconds) {
+            double seconds,
+            long gcPauses,
+            double gcPauseMillis) {
         this.label = label;
         this.startNanos = startNanos;
         this.latencyNanos = latencyNanos;
@@ -32,6 +36,8 @@ public final class PhaseResult {
         this.attempts = attempts;
         this.hedgesWon = hedgesWon;
         this.seconds = seconds;
+        this.gcPauses = gcPauses;
+        this.gcPauseMillis = gcPauseMillis;
         long n = 0;
         for (boolean b : ok) {
             if (b) {
@@ -77,6 +83,19 @@ public final class PhaseResult {
     /** @return the measured window, in seconds */
     public double seconds() {
         return seconds;
+    }
+
+    /**
+     * @return garbage-collection pauses of this JVM while the measured calls ran (the measured
+     *     window and the wait for its last answers), as the JVM's collector beans count them
+     */
+    public long gcPauses() {
+        return gcPauses;
+    }
+
+    /** @return the time those pauses took, in milliseconds, as the collector beans report it */
+    public double gcPauseMillis() {
+        return gcPauseMillis;
     }
 
     /** @return extra attempts per call: attempts / calls - 1 (0.05 = 5% extra load) */
@@ -137,7 +156,8 @@ public final class PhaseResult {
      * @return the same calls with these counts
      */
     PhaseResult withAttempts(long attempts, long hedgesWon) {
-        return new PhaseResult(label, startNanos, latencyNanos, ok, attempts, hedgesWon, seconds);
+        return new PhaseResult(
+                label, startNanos, latencyNanos, ok, attempts, hedgesWon, seconds, gcPauses, gcPauseMillis);
     }
 
     long startNanos(int i) {

@@ -6,9 +6,12 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.github.hedge.core.HedgeBudget;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
+import java.lang.management.GarbageCollectorMXBean;
+import java.lang.management.ManagementFactory;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -27,9 +30,11 @@ class HedgeDemoTest {
 
     static HedgeDemo.Summary summary;
     static String console;
+    static long fullCollections;
 
     @BeforeAll
     static void runShortDemo() throws Exception {
+        long fullBefore = fullCollections();
         ByteArrayOutputStream bytes = new ByteArrayOutputStream();
         try (PrintStream out = new PrintStream(bytes, true, StandardCharsets.UTF_8)) {
             summary = HedgeDemo.run(
@@ -49,6 +54,18 @@ class HedgeDemoTest {
                     out);
         }
         console = bytes.toString(StandardCharsets.UTF_8);
+        fullCollections = fullCollections() - fullBefore;
+    }
+
+    /** @return full (old-generation) collections of this JVM so far; fails if its collector has no such bean */
+    private static long fullCollections() {
+        List<GarbageCollectorMXBean> old = ManagementFactory.getGarbageCollectorMXBeans().stream()
+                .filter(b -> b.getName().contains("Old") || b.getName().contains("MarkSweep"))
+                .toList();
+        assertThat(old).as("the JVM's full-collection bean").isNotEmpty();
+        return old.stream()
+                .mapToLong(GarbageCollectorMXBean::getCollectionCount)
+                .sum();
     }
 
     @Test
@@ -111,6 +128,22 @@ class HedgeDemoTest {
         assertThat(served())
                 .isGreaterThanOrEqualTo(
                         measuredAttempts() - summary.phases().get(1).errors());
+    }
+
+    @Test
+    void should_start_every_modes_phase_from_a_collected_heap_and_report_the_pauses_when_run() {
+        // without it, the garbage of the JVM warm-up and of the modes before is collected in
+        // whichever mode's measured window the young generation happens to fill
+        assertThat(fullCollections)
+                .as("full collections during the run")
+                .isGreaterThanOrEqualTo(summary.phases().size());
+        String line = console.lines()
+                .filter(l -> l.startsWith("garbage-collection pauses while each mode's measured calls ran"))
+                .findFirst()
+                .orElseThrow();
+        for (PhaseResult r : summary.phases()) {
+            assertThat(line).contains(r.label() + (r.gcPauses() == 0 ? " none" : " " + r.gcPauses() + " ("));
+        }
     }
 
     @Test
