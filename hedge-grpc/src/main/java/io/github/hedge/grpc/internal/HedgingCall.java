@@ -490,24 +490,40 @@ public final class HedgingCall<ReqT, RespT> extends ClientCall<ReqT, RespT> {
     }
 
     private boolean tooLarge() {
-        long limit = plan.maxRequestBytes();
         try (InputStream in = method.getRequestMarshaller().stream(message)) {
-            if (in instanceof KnownLength) {
-                return in.available() > limit;
-            }
-            long n = 0;
-            byte[] buf = new byte[8192];
-            int r;
-            while ((r = in.read(buf)) != -1) {
-                n += r;
-                if (n > limit) {
-                    return true;
-                }
-            }
-            return false;
+            return longerThan(in, plan.maxRequestBytes());
         } catch (IOException | RuntimeException e) {
             return true; // cannot tell: do not keep it
         }
+    }
+
+    /**
+     * Whether a serialized request holds more than {@code limit} bytes. A {@link KnownLength} stream
+     * (protobuf's) says so at once; any other is skipped through, at most {@code limit + 1} bytes:
+     * a {@code ByteArrayInputStream} skips without copying, and {@link InputStream#skip}'s default
+     * reads through one buffer of at most 2 KiB, so no call allocates a buffer of its own.
+     *
+     * @param in the serialized request, consumed
+     * @param limit bytes, at least 0
+     * @return true when the stream holds more than {@code limit} bytes
+     * @throws IOException when the stream fails
+     */
+    static boolean longerThan(InputStream in, long limit) throws IOException {
+        if (in instanceof KnownLength) {
+            return in.available() > limit;
+        }
+        long n = 0;
+        while (n <= limit) {
+            long skipped = in.skip(limit + 1 - n);
+            if (skipped > 0) {
+                n += skipped;
+            } else if (in.read() == -1) {
+                return false; // skip may return 0 before the end: one read tells
+            } else {
+                n++;
+            }
+        }
+        return true;
     }
 
     private void logTooLarge() {
