@@ -500,8 +500,8 @@ public final class HedgingCall<ReqT, RespT> extends ClientCall<ReqT, RespT> {
     /**
      * Whether a serialized request holds more than {@code limit} bytes. A {@link KnownLength} stream
      * (protobuf's) says so at once; any other is skipped through, at most {@code limit + 1} bytes:
-     * a {@code ByteArrayInputStream} skips without copying, and {@link InputStream#skip}'s default
-     * reads through one buffer of at most 2 KiB, so no call allocates a buffer of its own.
+     * a {@code ByteArrayInputStream} skips without copying or allocating, and {@link
+     * InputStream#skip}'s default reads through a buffer of at most 2 KiB.
      *
      * @param in the serialized request, consumed
      * @param limit bytes, at least 0
