@@ -10,6 +10,7 @@ import com.datastax.oss.simulacron.server.BoundNode;
 import io.github.hedge.cassandra.HedgedCqlSession;
 import io.github.hedge.core.DelayPolicy;
 import io.github.hedge.core.DelaySource;
+import io.github.hedge.core.HedgeBudget;
 import io.github.hedge.core.HedgedExecutor;
 import io.github.hedge.core.event.BudgetExhausted;
 import io.github.hedge.core.event.HedgeSent;
@@ -94,6 +95,8 @@ final class ColdSideBySide {
         final long[][] sources;
         /** per bucket: the sampled delays, in microseconds */
         final List<List<Long>> delays = new ArrayList<>();
+        /** per bucket: the budget's fill sampled with each delay ({@link HedgeBudget#fill()}), per mille */
+        final List<List<Long>> fills = new ArrayList<>();
         /** per bucket: hedges sent, by reason */
         final long[][] sent;
         /** per bucket: hedges sent, their delay in microseconds */
@@ -110,6 +113,7 @@ final class ColdSideBySide {
             budgetExhausted = new long[buckets];
             for (int b = 0; b < buckets; b++) {
                 delays.add(new ArrayList<>());
+                fills.add(new ArrayList<>());
                 sentDelays.add(new ArrayList<>());
             }
         }
@@ -223,9 +227,11 @@ final class ColdSideBySide {
                                 int b = bucket(next.get());
                                 long d = executor.currentDelayNanos();
                                 DelaySource s = executor.currentDelaySource();
+                                long fill = Math.round(1000 * executor.budget().fill());
                                 synchronized (trace) {
                                     trace.sources[b][s == null ? DelaySource.values().length : s.ordinal()]++;
                                     trace.delays.get(b).add(d == DelayPolicy.NO_HEDGE ? -1 : d / 1000);
+                                    trace.fills.get(b).add(fill);
                                 }
                                 try {
                                     Thread.sleep(5);
@@ -575,21 +581,23 @@ final class ColdSideBySide {
     }
 
     private void traceReport(StringBuilder out) {
-        out.append(
-                String.format(
-                        Locale.ROOT,
-                        "%nThe wrapped session's executor by position in its session (measured rounds pooled): the delay it"
-                                + " would give a call (sampled every 5 ms: source, median and range), the hedges it sent by"
-                                + " reason with their median delay, and budget refusals (NotHedged BUDGET_EXHAUSTED /"
-                                + " BudgetExhausted). Events are placed by how many calls had started when they happened.%n%n"));
+        out.append(String.format(
+                Locale.ROOT,
+                "%nThe wrapped session's executor by position in its session (measured rounds pooled): the delay it"
+                        + " would give a call (sampled every 5 ms: source, median and range), the hedges it sent by"
+                        + " reason with their median delay, budget refusals (NotHedged BUDGET_EXHAUSTED /"
+                        + " BudgetExhausted), and the budget's fill (tokens over the bucket's cap, sampled with the"
+                        + " delay: median, and the share of samples below an eighth, where the delay's feedback"
+                        + " steps begin). Events are placed by how many calls had started when they happened.%n%n"));
         StringBuilder header = new StringBuilder("| calls | samples");
         for (DelaySource s : DelaySource.values()) {
             header.append(" | ").append(s);
         }
-        header.append(" | delay median (ms) | delay range (ms) | sent: delay elapsed | budget deferred | previous"
-                + " failed | sent delay median (ms) | budget refused / exhausted |\n");
+        header.append(
+                " | delay median (ms) | delay range (ms) | sent: delay elapsed | budget deferred | previous"
+                        + " failed | sent delay median (ms) | budget refused / exhausted | budget fill median | fill below 1/8 |\n");
         out.append(header);
-        out.append("|---".repeat(DelaySource.values().length + 9)).append("|\n");
+        out.append("|---".repeat(DelaySource.values().length + 11)).append("|\n");
         for (int b = 0; b < buckets; b++) {
             long samples = Arrays.stream(trace.sources[b]).sum();
             StringBuilder row = new StringBuilder(
@@ -608,11 +616,20 @@ final class ColdSideBySide {
             row.append(" | ").append(trace.sent[b][HedgeSent.Reason.BUDGET_DEFERRED.ordinal()]);
             row.append(" | ").append(trace.sent[b][HedgeSent.Reason.PREVIOUS_FAILED.ordinal()]);
             row.append(" | ").append(median(trace.sentDelays.get(b)));
-            row.append(" | ")
-                    .append(trace.notHedgedBudget[b])
-                    .append(" / ")
-                    .append(trace.budgetExhausted[b])
-                    .append(" |\n");
+            row.append(" | ").append(trace.notHedgedBudget[b]).append(" / ").append(trace.budgetExhausted[b]);
+            List<Long> fills = trace.fills.get(b);
+            if (fills.isEmpty()) {
+                row.append(" | - | - |\n");
+            } else {
+                List<Long> sorted = new ArrayList<>(fills);
+                sorted.sort(null);
+                long low = fills.stream().filter(f -> f < 125).count();
+                row.append(String.format(
+                        Locale.ROOT,
+                        " | %.3f | %.0f%% |\n",
+                        sorted.get((sorted.size() - 1) / 2) / 1000.0,
+                        100.0 * low / fills.size()));
+            }
             out.append(row);
         }
     }
